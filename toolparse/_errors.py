@@ -1,0 +1,63 @@
+"""The exceptions toolparse raises.
+
+Content never raises (SPEC G8): any string, in any chunking, gives events. Only misuse of
+the API does, with a subclass of `ToolparseError` whose message names what is wrong and
+where. Usage errors also subclass the built-in exception a Python user would expect
+(`TypeError` for a wrong type, `ValueError` for a wrong value), so `except ValueError`
+keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ToolparseError",
+    "ChunkTypeError",
+    "StreamClosedError",
+    "UnknownDialectError",
+    "GrammarError",
+    "SchemaError",
+    "ConfigError",
+]
+
+
+class ToolparseError(Exception):
+    """Root of every exception toolparse raises."""
+
+
+class ChunkTypeError(ToolparseError, TypeError):
+    """`feed()` was given something other than a `str`."""
+
+
+class StreamClosedError(ToolparseError, ValueError):
+    """`feed()` or `close()` was called on a parser that is already closed."""
+
+
+class UnknownDialectError(ToolparseError, ValueError):
+    """A dialect name that is not bundled, or a `dialect=` of the wrong type."""
+
+
+class GrammarError(ToolparseError, ValueError):
+    """A grammar file could not be loaded, or does not have the shape the engine needs.
+
+    `path`, `line` and `rule` say where, when known.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None,
+                 line: int | None = None, rule: str | None = None) -> None:
+        where = ", ".join(part for part in (
+            path,
+            f"line {line}" if line is not None else None,
+            f"rule {rule}" if rule else None,
+        ) if part)
+        super().__init__(f"{where}: {message}" if where else message)
+        self.path = path
+        self.line = line
+        self.rule = rule
+
+
+class SchemaError(ToolparseError, ValueError):
+    """A tool definition or its JSON Schema is invalid; the message names the tool."""
+
+
+class ConfigError(ToolparseError, ValueError):
+    """A configuration value (such as a `RepairConfig` key) is unknown or of the wrong type."""
