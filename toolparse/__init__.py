@@ -15,6 +15,7 @@ from toolparse._errors import (
     UnknownDialectError,
 )
 from toolparse._events import Event, ParseResult, Text, ToolCall, ToolCallBlock
+from toolparse._repair import RepairConfig, RepairOutcome, repair_tool_call
 
 __all__ = [
     "ChunkTypeError",
@@ -22,6 +23,8 @@ __all__ = [
     "Event",
     "GrammarError",
     "ParseResult",
+    "RepairConfig",
+    "RepairOutcome",
     "SchemaError",
     "StreamClosedError",
     "Text",
@@ -29,6 +32,7 @@ __all__ = [
     "ToolCallBlock",
     "ToolparseError",
     "UnknownDialectError",
+    "repair_tool_call",
 ]
 
 __version__ = "0.1.0"
