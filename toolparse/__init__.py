@@ -14,10 +14,14 @@ from toolparse._errors import (
     ToolparseError,
     UnknownDialectError,
 )
+from toolparse._dialect import Dialect
 from toolparse._events import Event, ParseResult, Text, ToolCall, ToolCallBlock
 from toolparse._repair import RepairConfig, RepairOutcome, repair_tool_call
+from toolparse._stream import DEFAULT_MAX_CAPTURE, StreamParser, parse
 
 __all__ = [
+    "DEFAULT_MAX_CAPTURE",
+    "Dialect",
     "ChunkTypeError",
     "ConfigError",
     "Event",
@@ -27,11 +31,13 @@ __all__ = [
     "RepairOutcome",
     "SchemaError",
     "StreamClosedError",
+    "StreamParser",
     "Text",
     "ToolCall",
     "ToolCallBlock",
     "ToolparseError",
     "UnknownDialectError",
+    "parse",
     "repair_tool_call",
 ]
 

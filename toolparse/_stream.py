@@ -1,0 +1,458 @@
+"""The stream engine: chunks in, text and tool-call block events out (sans-I/O).
+
+Theory of operation
+-------------------
+The engine is in one of two modes (`_Mode`):
+
+SCAN     Outside any block. The text is Markdown. A compiled search finds the next
+         character that can start a block (for DeepSeek, `<`); everything before it is
+         emitted at once and queued for the Markdown tracker. At that character the
+         lexer tries the dialect's opening terminals (`<tool_calls ...>`, `<invoke ...>`):
+         no match -> one character of text; "could still match" -> the rest of the chunk
+         waits for the next one; a match -> ask the Markdown tracker where we are:
+           CODE     the tag is text (SPEC G3);
+           TEXT     open a capture;
+           PENDING  open a capture whose fate waits on a backtick run (SPEC 4.3).
+CAPTURE  Inside a block. Tokens go one by one into Lark's interactive LALR parser as
+         chunks arrive; the Markdown tracker sees nothing (SPEC G3a). A token the parser
+         rejects (or text no terminal matches, or a Transformer refusal) fails the block:
+         its text up to that token is released as text and fed to the Markdown tracker,
+         and scanning resumes at that token (SPEC 3, G4). When the parser can accept the
+         end, the block is complete: one `ToolCallBlock` with its exact raw text.
+
+Held output. While a PENDING ticket is unresolved, everything from its block on is held
+in `_held` (in order); a resolution turns the block into text (it was code) or keeps it
+as a block, and the held prefix up to the next unresolved block is released.
+
+Bounds (SPEC G6, G7). Every character is lexed once in its mode, plus once more by the
+Markdown tracker if a failed block releases it. A capture longer than `max_capture`
+fails at exactly `start + max_capture`; held output longer than `max_capture` gives up
+there (every held block becomes text). What waits between chunks is at most one atom
+(`_lexer.MAX_ATOM`) or the open capture, so memory is O(max_capture).
+
+The plain-text fast path (no capture, nothing held, no block-start character in the
+chunk) costs one search, one append and one event per chunk.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections import deque
+from typing import Any, Final
+
+from lark import Token
+from lark.exceptions import UnexpectedInput
+
+from toolparse._calls import CallPolicy, build_calls
+from toolparse._dialect import Dialect, resolve_dialect
+from toolparse._errors import ChunkTypeError, StreamClosedError
+from toolparse._events import Event, ParseResult, Text, ToolCallBlock
+from toolparse._lexer import NEED_MORE, TerminalSpec, match_terminal
+from toolparse._markdown import Context, MarkdownTracker
+from toolparse._transform import BlockRejected, RawCall
+
+__all__ = ["StreamParser", "parse", "DEFAULT_MAX_CAPTURE"]
+
+DEFAULT_MAX_CAPTURE: Final = 1 << 20
+"""Default `max_capture`: 1 MiB of characters."""
+
+_MD_BATCH: Final = 1 << 16
+"""Plain text is handed to the Markdown tracker in batches of about this many characters."""
+
+# Fast construction of frozen Text events on the hot path (skips dataclass __init__).
+_new = object.__new__
+_set_text = Text.__dict__["text"].__set__  # type: ignore[attr-defined]
+
+
+def _make_text(text: str) -> Text:
+    event = _new(Text)
+    _set_text(event, text)
+    return event
+
+
+class _Mode(enum.Enum):
+    SCAN = "scan"
+    CAPTURE = "capture"
+
+
+class _Capture:
+    """An open block: the parser, its text so far, and where it must end."""
+
+    __slots__ = ("parser", "start", "parts", "ticket", "limit")
+
+    def __init__(self, parser: Any, start: int, ticket: int, limit: int) -> None:
+        self.parser = parser
+        self.start = start
+        self.parts: list[str] = []
+        self.ticket = ticket
+        self.limit = limit
+
+
+class _HeldBlock:
+    """A complete block whose fate waits on a Markdown ticket."""
+
+    __slots__ = ("event", "ticket", "in_code")
+
+    def __init__(self, event: ToolCallBlock, ticket: int) -> None:
+        self.event = event
+        self.ticket = ticket
+        self.in_code: bool | None = None
+
+
+class StreamParser:
+    """Finds tool calls in a text stream, chunk by chunk.
+
+    `feed(chunk)` returns the events that chunk made certain; `close()` ends the stream
+    and returns the rest. Joining every event's text (`Text.text`, `ToolCallBlock.raw`)
+    gives back the input exactly, however it was chunked.
+    """
+
+    __slots__ = (
+        "_dialect", "_policy", "_max_capture", "_md", "_md_queue", "_md_queued",
+        "_mode", "_tail", "_base", "_capture", "_held", "_unresolved", "_held_limit",
+        "_out", "_closed", "_saw", "_opener_search", "_opener_chars",
+    )
+
+    def __init__(self, dialect: str | Dialect = "deepseek", *,
+                 max_capture: int = DEFAULT_MAX_CAPTURE,
+                 tools: Any = None, model: str | None = None, repair: Any = None) -> None:
+        if isinstance(max_capture, bool) or not isinstance(max_capture, int) or max_capture < 1:
+            raise ValueError(f"max_capture must be a positive int, not {max_capture!r}")
+        self._dialect = resolve_dialect(dialect)
+        self._policy = _policy(tools, model, repair)
+        self._max_capture = max_capture
+        self._md = MarkdownTracker()
+        self._md_queue: list[str] = []
+        self._md_queued = 0
+        self._mode = _Mode.SCAN
+        self._tail = ""
+        self._base = 0            # stream offset of self._tail[0]
+        self._capture: _Capture | None = None
+        self._held: deque[str | _HeldBlock] = deque()
+        self._unresolved: dict[int, _HeldBlock] = {}
+        self._held_limit = -1     # offset where held output gives up; -1: nothing held
+        self._out: list[str | ToolCallBlock] = []
+        self._closed = False
+        self._saw = False
+        chars = self._dialect.opener_chars
+        self._opener_chars = chars
+        self._opener_search = re.compile("[" + re.escape(chars) + "]").search
+
+    # ---- public API --------------------------------------------------------------------
+
+    @property
+    def dialect(self) -> Dialect:
+        """The dialect this parser reads."""
+        return self._dialect
+
+    @property
+    def saw_tool_syntax(self) -> bool:
+        """A wrapper or invoke tag has been seen outside Markdown code."""
+        return self._saw
+
+    def feed(self, chunk: str) -> list[Event]:
+        """Consume one chunk; return the events it made certain, in order."""
+        if type(chunk) is not str:
+            if isinstance(chunk, str):
+                chunk = str(chunk)
+            else:
+                raise ChunkTypeError(
+                    f"feed() takes a str chunk, not {type(chunk).__name__}"
+                    + (" (decode bytes first)" if isinstance(chunk, (bytes, bytearray)) else ""))
+        if self._closed:
+            raise StreamClosedError("feed() called after close(); start a new StreamParser")
+        if (self._mode is _Mode.SCAN and not self._tail and not self._unresolved
+                and self._opener_search(chunk) is None):
+            # Fast path: plain text, nothing open, nothing held.
+            if not chunk:
+                return []
+            self._base += len(chunk)
+            self._md_queue.append(chunk)
+            self._md_queued += len(chunk)
+            if self._md_queued > _MD_BATCH:
+                self._flush_md()
+            return [_make_text(chunk)]
+        self._process(self._tail + chunk, final=False)
+        return self._take()
+
+    def close(self) -> list[Event]:
+        """End the stream; return the remaining events. The parser cannot be fed again."""
+        if self._closed:
+            raise StreamClosedError("close() called twice")
+        self._closed = True
+        self._process(self._tail, final=True)
+        self._flush_md()
+        self._resolve(self._md.finish())
+        # Fail closed: a ticket the tracker left open keeps its block as text.
+        for held in list(self._unresolved.values()):
+            self._settle(held, in_code=True)
+        return self._take()
+
+    # ---- the loop ----------------------------------------------------------------------
+
+    def _process(self, text: str, final: bool) -> None:
+        pos = 0
+        end = len(text)
+        while True:
+            if self._mode is _Mode.CAPTURE:
+                pos, waiting = self._lex(text, pos, final)
+            else:
+                pos, waiting = self._scan(text, pos, final)
+            if waiting or pos >= end:
+                break
+        self._tail = text[pos:]
+        self._base += pos
+
+    def _scan(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
+        """SCAN mode from `pos`; returns (position reached, waiting for more text)."""
+        end = len(text)
+        search = self._opener_search
+        openers = self._dialect.openers
+        while pos < end:
+            m = search(text, pos)
+            at = m.start() if m is not None else end
+            if at > pos:
+                self._text(text, pos, at)
+            if at >= end:
+                return end, False
+            spec, token_end = match_terminal(openers, text, at, end, final)
+            if token_end == NEED_MORE:
+                return at, True
+            if spec is None:
+                self._text(text, at, at + 1)
+                pos = at + 1
+                continue
+            context, ticket = self._context()
+            if context is Context.CODE:
+                self._text(text, at, token_end)
+                pos = token_end
+                continue
+            if context is Context.TEXT:
+                self._saw = True
+            if self._open(spec, text, at, token_end, ticket):
+                return token_end, False
+            # The opening tag alone does not fit in the capture limit: it is text.
+            self._text(text, at, at + 1)
+            pos = at + 1
+        return pos, False
+
+    def _open(self, spec: TerminalSpec, text: str, at: int, token_end: int, ticket: int) -> bool:
+        """Start a capture with its opening token text[at:token_end]; False if it cannot
+        fit within the capture limit."""
+        start = self._base + at
+        limit = start + self._max_capture
+        if self._held_limit >= 0:
+            limit = min(limit, self._held_limit)
+        if start + (token_end - at) > limit:
+            return False
+        rule = self._dialect.opener_rule[spec.name]
+        capture = _Capture(self._dialect.lark.parse_interactive(start=rule), start, ticket, limit)
+        value = text[at:token_end]
+        # An opener is a valid first token of its start rule, and a first shift runs no
+        # Transformer method, so this cannot fail.
+        capture.parser.feed_token(Token(spec.name, value, start_pos=start, end_pos=start + len(value)))
+        capture.parts.append(value)
+        self._capture = capture
+        self._mode = _Mode.CAPTURE
+        return True
+
+    def _lex(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
+        """CAPTURE mode from `pos`; returns (position reached, waiting for more text)."""
+        capture = self._capture
+        assert capture is not None
+        dialect = self._dialect
+        parser = capture.parser
+        state = parser.parser_state
+        base = self._base
+        end = len(text)
+        limit = capture.limit - base
+        stop = min(end, limit)
+        hard = limit <= end or final
+        ignored = dialect.ignored_names
+        parts = capture.parts
+        while True:
+            if pos >= stop:
+                if not hard:
+                    return pos, True
+                # The capture limit or the end of stream, inside an open block.
+                return self._fail(text, pos), False
+            candidates = dialect.candidates(state.position, parser.choices())
+            spec, token_end = match_terminal(candidates, text, pos, stop, hard)
+            if token_end == NEED_MORE:
+                return pos, True
+            if spec is None:
+                return self._fail(text, pos), False
+            value = text[pos:token_end]
+            if spec.name in ignored:
+                parts.append(value)
+                pos = token_end
+                continue
+            try:
+                parser.feed_token(Token(spec.name, value, start_pos=base + pos,
+                                        end_pos=base + token_end))
+            except (UnexpectedInput, BlockRejected):
+                return self._fail(text, pos), False
+            parts.append(value)
+            pos = token_end
+            if "$END" in parser.choices():
+                try:
+                    calls = parser.feed_eof()
+                except (UnexpectedInput, BlockRejected):
+                    parts.pop()
+                    return self._fail(text, pos - len(value)), False
+                self._complete(calls)
+                return pos, False
+
+    def _complete(self, raw_calls: tuple[RawCall, ...]) -> None:
+        capture = self._capture
+        assert capture is not None
+        self._capture = None
+        self._mode = _Mode.SCAN
+        raw = "".join(capture.parts)
+        calls = build_calls(raw_calls, raw, capture.start, self._policy)
+        event = ToolCallBlock(calls, raw, capture.start, capture.start + len(raw))
+        if capture.ticket < 0:
+            self._emit(event)
+        else:
+            held = _HeldBlock(event, capture.ticket)
+            self._unresolved[capture.ticket] = held
+            if self._held_limit < 0:
+                self._held_limit = capture.start + self._max_capture
+            self._held.append(held)
+        self._flush_md()
+        self._resolve(self._md.opaque(raw))
+
+    def _fail(self, text: str, pos: int) -> int:
+        """Fail the open capture at text[pos]: release its text; scanning resumes at pos."""
+        capture = self._capture
+        assert capture is not None
+        self._capture = None
+        self._mode = _Mode.SCAN
+        released = "".join(capture.parts)
+        if released:
+            self._release(released, capture.start)
+        return pos
+
+    # ---- output ------------------------------------------------------------------------
+
+    def _text(self, text: str, start: int, end: int) -> None:
+        """text[start:end] is plain text at the current position: emit it, and queue it
+        for the Markdown tracker."""
+        self._release(text[start:end], self._base + start)
+
+    def _release(self, piece: str, offset: int) -> None:
+        """Emit `piece` (starting at stream offset `offset`) as text and feed it to the
+        Markdown tracker. While output is held, the tracker is fed at once so that its
+        resolutions arrive with the text that decided them, and held output gives up
+        exactly at its limit."""
+        if not self._unresolved:
+            self._emit(piece)
+            self._md_queue.append(piece)
+            self._md_queued += len(piece)
+            if self._md_queued > _MD_BATCH:
+                self._flush_md()
+            return
+        if offset + len(piece) > self._held_limit >= offset:
+            cut = self._held_limit - offset
+            self._release(piece[:cut], offset)
+            if self._unresolved:
+                self._give_up()
+            self._release(piece[cut:], offset + cut)
+            return
+        self._emit(piece)
+        self._resolve(self._md.feed(piece))
+
+    def _emit(self, item: str | ToolCallBlock) -> None:
+        if self._unresolved:
+            self._held.append(item)
+        else:
+            self._out.append(item)
+
+    def _context(self) -> tuple[Context, int]:
+        self._flush_md()
+        return self._md.context()
+
+    def _flush_md(self) -> None:
+        if self._md_queue:
+            text = "".join(self._md_queue) if len(self._md_queue) > 1 else self._md_queue[0]
+            self._md_queue.clear()
+            self._md_queued = 0
+            self._resolve(self._md.feed(text))
+
+    def _resolve(self, resolutions: list[tuple[int, bool]]) -> None:
+        for ticket, in_code in resolutions:
+            if not in_code:
+                self._saw = True
+            held = self._unresolved.get(ticket)
+            if held is not None:
+                self._settle(held, in_code)
+
+    def _settle(self, held: _HeldBlock, in_code: bool) -> None:
+        held.in_code = in_code
+        del self._unresolved[held.ticket]
+        queue = self._held
+        while queue:
+            item = queue[0]
+            if isinstance(item, _HeldBlock):
+                if item.in_code is None:
+                    break
+                queue.popleft()
+                self._out.append(item.event.raw if item.in_code else item.event)
+            else:
+                queue.popleft()
+                self._out.append(item)
+        if not self._unresolved:
+            self._held_limit = -1
+        else:
+            first = next(i for i in queue if isinstance(i, _HeldBlock))
+            self._held_limit = first.event.start + self._max_capture
+
+    def _give_up(self) -> None:
+        """Held output reached max_capture: every held block becomes text (fail closed)."""
+        for held in list(self._unresolved.values()):
+            self._settle(held, in_code=True)
+
+    def _take(self) -> list[Event]:
+        """The events collected since the last call, adjacent text merged."""
+        out = self._out
+        if not out:
+            return []
+        self._out = []
+        events: list[Event] = []
+        pending: list[str] = []
+        for item in out:
+            if isinstance(item, str):
+                pending.append(item)
+            else:
+                if pending:
+                    events.append(_make_text("".join(pending)))
+                    pending = []
+                events.append(item)
+        if pending:
+            events.append(_make_text("".join(pending)))
+        return events
+
+
+def _policy(tools: Any, model: str | None, repair: Any) -> CallPolicy | None:
+    if tools is None and model is None and repair is None:
+        return None
+    return CallPolicy(schemas=None, model=model, config=repair)
+
+
+def parse(text: str, dialect: str | Dialect = "deepseek", *,
+          max_capture: int = DEFAULT_MAX_CAPTURE, tools: Any = None,
+          model: str | None = None, repair: Any = None) -> ParseResult:
+    """Parse a whole text at once; the same events as streaming it (SPEC G2)."""
+    if not isinstance(text, str):
+        raise ChunkTypeError(f"parse() takes a str, not {type(text).__name__}")
+    parser = StreamParser(dialect, max_capture=max_capture, tools=tools, model=model,
+                          repair=repair)
+    events = parser.feed(text) + parser.close()
+    merged: list[Event] = []
+    for event in events:
+        if isinstance(event, Text) and merged and isinstance(merged[-1], Text):
+            merged[-1] = _make_text(merged[-1].text + event.text)
+        else:
+            merged.append(event)
+    return ParseResult(events=tuple(merged), saw_tool_syntax=parser.saw_tool_syntax)

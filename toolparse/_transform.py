@@ -1,0 +1,202 @@
+"""From parsed markup to calls: the Lark Transformer of a tool-call block.
+
+Lark runs these methods inline, at each reduction inside `feed_token`, so a block's
+calls are built while it streams and are ready the moment its wrapper closes. One
+method per grammar rule; Lark `Tree`/`Token` objects never leave this module.
+
+A method raises `BlockRejected` when the markup parses but breaks a rule the grammar
+cannot state (an invoke without a name, a JSON body that is not an object, a repeated
+attribute): the engine then fails the block at the token being fed, as for a syntax
+error (SPEC G4).
+
+Values follow SPEC section 3: text runs are entity-decoded once, CDATA is verbatim;
+one newline after the opening tag and one newline plus indentation before the closing
+tag are removed when they fall in text; a value with no newline left that is not
+exactly one CDATA section is trimmed. Typing happens later (`_typing`), because it may
+depend on the tool's schema.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from lark import Token, Transformer, v_args
+
+from toolparse._typing import NOT_JSON, strict_json
+
+__all__ = ["BlockRejected", "BlockTransformer", "RawCall", "RawParam", "decode_entities"]
+
+
+class BlockRejected(Exception):
+    """The block parsed but is not a valid block; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class RawParam:
+    """A parameter as written: its name and value text, before typing."""
+
+    name: str
+    text: str
+    string_attr: bool | None
+    """The `string` attribute: True, False, or None when absent (or not true/false)."""
+    cdata_only: bool
+    """The value was written as exactly one CDATA section."""
+
+
+@dataclass(frozen=True, slots=True)
+class RawCall:
+    """An invoke as written: name, parameters (or a JSON body), and its offsets."""
+
+    name: str
+    params: tuple[RawParam, ...]
+    json_arguments: dict[str, Any] | None
+    """The arguments when the body was a JSON object; None for a parameter body."""
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Cdata:
+    text: str
+
+
+_COMMENT = object()
+
+_ENTITY = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]+)|#[xX]([0-9A-Fa-f]+));")
+_NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+
+
+def _entity(m: re.Match[str]) -> str:
+    named, decimal, hexadecimal = m.groups()
+    if named:
+        return _NAMED[named]
+    code = int(decimal) if decimal else int(hexadecimal, 16)
+    if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        return m.group(0)  # not a character XML allows: stays as written
+    return chr(code)
+
+
+def decode_entities(text: str) -> str:
+    """Decode the five XML entities and numeric references, once (SPEC 3.1)."""
+    return _ENTITY.sub(_entity, text) if "&" in text else text
+
+
+_LEADING_NEWLINE = re.compile(r"\r?\n")
+_TRAILING_NEWLINE = re.compile(r"\r?\n[ \t]*\Z")
+
+
+class BlockTransformer(Transformer[Token, Any]):
+    """Builds `RawCall`s from the rules of a tool-call grammar."""
+
+    attribute: re.Pattern[str]
+    """The dialect's ATTRIBUTE terminal; set by the dialect loader."""
+
+    def _attributes(self, tag: Token) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for m in self.attribute.finditer(tag):
+            key = m.group(1)
+            if key in found:
+                raise BlockRejected(f"attribute {key!r} repeated in {str(tag)!r}")
+            value = next((g for g in m.groups()[1:] if g is not None), "")
+            found[key] = decode_entities(value).strip()
+        return found
+
+    def _name(self, tag: Token) -> tuple[str, dict[str, str]]:
+        attrs = self._attributes(tag)
+        name = attrs.get("name", "")
+        if not name:
+            raise BlockRejected(f"{str(tag)!r} has no name attribute")
+        return name, attrs
+
+    @v_args(inline=True)
+    def block(self, _open: Token, *items: Any) -> tuple[RawCall, ...]:
+        return tuple(item for item in items[:-1] if isinstance(item, RawCall))
+
+    @v_args(inline=True)
+    def orphan_block(self, *items: Any) -> tuple[RawCall, ...]:
+        return tuple(item for item in items[:-1] if isinstance(item, RawCall))
+
+    @v_args(inline=True)
+    def invoke(self, open_tag: Token, *rest: Any) -> RawCall:
+        name, _ = self._name(open_tag)
+        if not rest:  # self-closing
+            return RawCall(name, (), None, _start(open_tag), _end(open_tag))
+        body, close_tag = rest[:-1], rest[-1]
+        if len(body) == 1 and isinstance(body[0], dict):
+            return RawCall(name, (), body[0], _start(open_tag), _end(close_tag))
+        params = tuple(item for item in body if isinstance(item, RawParam))
+        return RawCall(name, params, None, _start(open_tag), _end(close_tag))
+
+    @v_args(inline=True)
+    def json_body(self, *pieces: Token) -> dict[str, Any]:
+        value = strict_json("".join(pieces))
+        if value is NOT_JSON or not isinstance(value, dict):
+            raise BlockRejected("the invoke body is not a JSON object")
+        return value
+
+    @v_args(inline=True)
+    def param(self, open_tag: Token, *rest: Any) -> RawParam:
+        name, attrs = self._name(open_tag)
+        string = attrs.get("string", "").lower()
+        string_attr = True if string == "true" else False if string == "false" else None
+        text, cdata_only = _value(rest[:-1])
+        return RawParam(name, text, string_attr, cdata_only)
+
+    @v_args(inline=True)
+    def cdata(self, _open: Token, *rest: Any) -> _Cdata:
+        return _Cdata("".join(rest[:-1]))
+
+    @v_args(inline=True)
+    def nested_cdata(self, open_marker: Token, *rest: Any) -> str:
+        # Inside an outer section, a nested one is content, markers included.
+        return open_marker + "".join(rest)
+
+    def comment(self, _children: list[Any]) -> object:
+        return _COMMENT
+
+    @v_args(inline=True)
+    def attribute(self, token: Token) -> Token:
+        return token
+
+
+def _start(token: Token) -> int:
+    return token.start_pos if token.start_pos is not None else 0
+
+
+def _end(token: Token) -> int:
+    return token.end_pos if token.end_pos is not None else 0
+
+
+def _value(pieces: tuple[Any, ...]) -> tuple[str, bool]:
+    """A parameter value from its text tokens and CDATA sections (SPEC 3)."""
+    # Merge adjacent text tokens (runs are cut at chunk ends, `<` comes alone).
+    parts: list[str | _Cdata] = []
+    for piece in pieces:
+        if isinstance(piece, _Cdata) or not parts or isinstance(parts[-1], _Cdata):
+            parts.append(piece if isinstance(piece, _Cdata) else str(piece))
+        else:
+            parts[-1] = parts[-1] + piece
+    if not parts:
+        return "", False
+    # Edges: one newline after the opening tag; one newline and its indentation before
+    # the closing tag; only where they fall in text.
+    if isinstance(parts[0], str):
+        parts[0] = _LEADING_NEWLINE.sub("", parts[0], count=1) if parts[0][:1] in "\r\n" else parts[0]
+    if isinstance(parts[-1], str):
+        parts[-1] = _TRAILING_NEWLINE.sub("", parts[-1], count=1)
+    parts = [p for p in parts if not (isinstance(p, str) and p == "")]
+    exactly_cdata = len(parts) == 1 and isinstance(parts[0], _Cdata)
+    has_newline = any("\n" in (p.text if isinstance(p, _Cdata) else p) or
+                      "\r" in (p.text if isinstance(p, _Cdata) else p) for p in parts)
+    if not has_newline and not exactly_cdata:
+        # Trim the text at the value's edges; CDATA content stays verbatim.
+        if parts and isinstance(parts[0], str):
+            parts[0] = parts[0].lstrip()
+        if parts and isinstance(parts[-1], str):
+            parts[-1] = parts[-1].rstrip()
+        parts = [p for p in parts if not (isinstance(p, str) and p == "")]
+        exactly_cdata = len(parts) == 1 and isinstance(parts[0], _Cdata)
+    text = "".join(p.text if isinstance(p, _Cdata) else decode_entities(p) for p in parts)
+    return text, exactly_cdata
