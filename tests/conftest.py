@@ -1,0 +1,109 @@
+"""Shared helpers: run the parser under chunkings, and compare events."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+import toolparse
+
+REPO = Path(__file__).resolve().parents[1]
+CONFORMANCE = REPO.parent / "shared" / "conformance"
+
+settings.register_profile("default", max_examples=150, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=2000, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("quick", max_examples=30, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("TOOLPARSE_HYPOTHESIS_PROFILE", "default"))
+
+
+def split_at(text: str, cuts: Iterable[int]) -> list[str]:
+    """`text` cut at the given offsets (out-of-range and repeated cuts are ignored)."""
+    points = sorted({c for c in cuts if 0 < c < len(text)})
+    pieces, last = [], 0
+    for c in points:
+        pieces.append(text[last:c])
+        last = c
+    pieces.append(text[last:])
+    return pieces
+
+
+def random_chunks(text: str, seed: int, low: int = 1, high: int = 9) -> list[str]:
+    rnd = random.Random(seed)
+    pieces, i = [], 0
+    while i < len(text):
+        n = rnd.randint(low, high)
+        pieces.append(text[i:i + n])
+        i += n
+    return pieces or [""]
+
+
+def stream(chunks: Sequence[str], **options: Any) -> list[toolparse.Event]:
+    """Feed `chunks` to a fresh StreamParser and close it; all events in order."""
+    parser = toolparse.StreamParser(**options)
+    events: list[toolparse.Event] = []
+    for chunk in chunks:
+        events.extend(parser.feed(chunk))
+    events.extend(parser.close())
+    return events
+
+
+def merge(events: Iterable[toolparse.Event]) -> list[toolparse.Event]:
+    """Adjacent Text events joined into one; empty Text dropped."""
+    merged: list[toolparse.Event] = []
+    for event in events:
+        if isinstance(event, toolparse.Text):
+            if not event.text:
+                continue
+            if merged and isinstance(merged[-1], toolparse.Text):
+                merged[-1] = toolparse.Text(merged[-1].text + event.text)
+                continue
+        merged.append(event)
+    return merged
+
+
+def joined(events: Iterable[toolparse.Event]) -> str:
+    """Every event's source text, in order (G1: equals the input)."""
+    return "".join(e.text if isinstance(e, toolparse.Text) else e.raw for e in events)
+
+
+def shape(events: Iterable[toolparse.Event]) -> list[tuple[Any, ...]]:
+    """A comparable summary: ("text", s) or ("block", raw, [(name, arguments)])."""
+    out: list[tuple[Any, ...]] = []
+    for e in merge(events):
+        if isinstance(e, toolparse.Text):
+            out.append(("text", e.text))
+        else:
+            out.append(("block", e.raw, [(c.name, c.arguments) for c in e.calls]))
+    return out
+
+
+def calls_of(text: str, **options: Any) -> list[tuple[str, dict[str, Any]]]:
+    return [(c.name, c.arguments) for c in toolparse.parse(text, **options).calls]
+
+
+def all_chunkings(text: str) -> list[tuple[str, list[str]]]:
+    """Whole, one character at a time, and three seeded random chunkings."""
+    return [("whole", [text]), ("1-char", list(text) or [""])] + [
+        (f"random-{seed}", random_chunks(text, seed)) for seed in (1, 2, 3)]
+
+
+@pytest.fixture
+def check_chunkings():
+    """Assert the events of `text` do not depend on chunking, and return them."""
+    def check(text: str, **options: Any) -> list[tuple[Any, ...]]:
+        expected = shape(toolparse.parse(text, **options).events)
+        for label, chunks in all_chunkings(text):
+            events = stream(chunks, **options)
+            assert joined(events) == text, label
+            assert shape(events) == expected, label
+        return expected
+    return check

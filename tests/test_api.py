@@ -1,0 +1,111 @@
+"""The public API (SPEC section 2) and usage errors (SPEC G8, STYLE: errors)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import toolparse
+
+BLOCK = '<tool_calls><invoke name="a"><parameter name="p">1</parameter></invoke></tool_calls>'
+
+
+def test_public_names() -> None:
+    for name in ["parse", "StreamParser", "Text", "ToolCallBlock", "ToolCall", "ParseResult",
+                 "Dialect", "repair_tool_call", "RepairConfig", "RepairOutcome", "ToolparseError"]:
+        assert name in toolparse.__all__ and hasattr(toolparse, name)
+
+
+def test_parse_result_fields() -> None:
+    result = toolparse.parse("before " + BLOCK + " after")
+    assert isinstance(result.events, tuple)
+    assert [type(e) for e in result.events] == [toolparse.Text, toolparse.ToolCallBlock, toolparse.Text]
+    assert result.calls == result.events[1].calls  # type: ignore[union-attr]
+    assert result.text == "before  after"
+    assert result.saw_tool_syntax is True
+    assert result.rejected_tool_names == () and result.rejected_by_policy is False
+
+
+def test_events_are_frozen_positional_dataclasses() -> None:
+    text = toolparse.Text("hi")
+    assert text == toolparse.Text(text="hi")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        text.text = "no"  # type: ignore[misc]
+    call = toolparse.ToolCall("f", {"a": 1})
+    assert call.status == "unchecked" and call.repair is None
+    blk = toolparse.ToolCallBlock((call,), "raw", 0, 3)
+    assert blk.calls == (call,)
+
+
+def test_stream_events_equal_parse_events() -> None:
+    parser = toolparse.StreamParser(dialect="deepseek")
+    events = parser.feed("x " + BLOCK[:20]) + parser.feed(BLOCK[20:] + " y") + parser.close()
+    assert tuple(events) == toolparse.parse("x " + BLOCK + " y").events
+    assert parser.saw_tool_syntax
+
+
+def test_empty_chunk_is_normal_and_not_eof() -> None:
+    parser = toolparse.StreamParser()
+    assert parser.feed("") == []
+    assert parser.feed("<tool_") == []
+    assert parser.feed("") == []
+    assert parser.feed("calls>") == []
+    assert parser.close() == [toolparse.Text("<tool_calls>")]
+
+
+def test_str_subclass_is_accepted() -> None:
+    class S(str):
+        pass
+    parser = toolparse.StreamParser()
+    assert parser.feed(S("plain")) == [toolparse.Text("plain")]
+
+
+@pytest.mark.parametrize("chunk", [b"bytes", None, 3, ["list"]])
+def test_feed_with_a_non_str_raises(chunk: object) -> None:
+    parser = toolparse.StreamParser()
+    with pytest.raises(toolparse.ChunkTypeError, match=type(chunk).__name__) as info:
+        parser.feed(chunk)  # type: ignore[arg-type]
+    assert isinstance(info.value, TypeError) and isinstance(info.value, toolparse.ToolparseError)
+    if isinstance(chunk, bytes):
+        assert "decode" in str(info.value)
+
+
+def test_feed_after_close_raises() -> None:
+    parser = toolparse.StreamParser()
+    parser.close()
+    with pytest.raises(toolparse.StreamClosedError, match="after close") as info:
+        parser.feed("x")
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(toolparse.StreamClosedError, match="twice"):
+        parser.close()
+
+
+def test_unknown_dialect_raises_naming_the_bundled_ones() -> None:
+    with pytest.raises(toolparse.UnknownDialectError, match=r"'qwen'.*deepseek") as info:
+        toolparse.StreamParser(dialect="qwen")
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(toolparse.UnknownDialectError, match="int"):
+        toolparse.parse("x", dialect=3)  # type: ignore[arg-type]
+
+
+def test_parse_with_a_non_str_raises() -> None:
+    with pytest.raises(toolparse.ChunkTypeError):
+        toolparse.parse(b"x")  # type: ignore[arg-type]
+
+
+def test_dialect_object_is_accepted() -> None:
+    dialect = toolparse.Dialect.bundled("deepseek")
+    assert dialect.name == "deepseek" and dialect.path.name == "deepseek.lark"
+    assert toolparse.parse(BLOCK, dialect=dialect).calls[0].name == "a"
+    assert toolparse.StreamParser(dialect).dialect is dialect
+
+
+def test_to_openai_shape_and_stable_ids() -> None:
+    text = BLOCK + BLOCK
+    first = [c.to_openai() for c in toolparse.parse(text).calls]
+    again = [c.to_openai() for c in toolparse.parse(text).calls]
+    assert first == again
+    assert first[0]["id"] != first[1]["id"]  # same call, different position
+    assert first[0]["type"] == "function"
+    assert first[0]["function"] == {"name": "a", "arguments": '{"p":1}'}

@@ -1,0 +1,100 @@
+"""SPEC G6 (linear) and G7 (bounded): adversarial inputs finish and stay lossless, and an
+open block larger than max_capture fails exactly there. Speed itself is measured by the
+benchmark (benchmarks/), never asserted here."""
+
+from __future__ import annotations
+
+import pytest
+
+import toolparse
+from conftest import joined, random_chunks, shape, split_at, stream
+
+OPEN = '<tool_calls><invoke name="a"><parameter name="p">'
+CLOSE = "</parameter></invoke></tool_calls>"
+
+
+def chunkings(text: str) -> list[list[str]]:
+    return [[text], random_chunks(text, 5, 1, 4), random_chunks(text, 6, 50, 200)]
+
+
+@pytest.mark.parametrize("size", [99, 100])
+def test_block_of_exactly_max_capture_completes(size: int) -> None:
+    text = OPEN + "x" * (size - len(OPEN) - len(CLOSE)) + CLOSE
+    assert len(text) == size
+    for chunks in chunkings(text):
+        events = stream(chunks, max_capture=100)
+        assert [type(e).__name__ for e in events] == ["ToolCallBlock"]
+
+
+def test_block_one_larger_than_max_capture_fails_there() -> None:
+    text = "hi " + OPEN + "x" * (101 - len(OPEN) - len(CLOSE)) + CLOSE + " bye"
+    expected = [("text", text)]
+    for chunks in chunkings(text):
+        events = stream(chunks, max_capture=100)
+        assert shape(events) == expected
+        assert joined(events) == text
+
+
+def test_scanning_resumes_where_the_capture_limit_was_reached() -> None:
+    # The first block is cut at its limit; a real block after it is still found.
+    filler = "y" * 200
+    second = '<tool_calls><invoke name="b"/></tool_calls>'
+    text = OPEN + filler + " " + second
+    for chunks in chunkings(text):
+        events = stream(chunks, max_capture=100)
+        assert shape(events) == [("text", OPEN + filler + " "), ("block", second, [("b", {})])]
+
+
+def test_a_tag_longer_than_max_capture_cannot_open_a_block() -> None:
+    tag = '<tool_calls id="' + "z" * 50 + '">'
+    text = tag + '<invoke name="a"/></tool_calls>'
+    for chunks in chunkings(text):
+        # The wrapper tag is text; the invoke and the close fit, and form a block.
+        assert shape(stream(chunks, max_capture=40)) == [
+            ("text", tag), ("block", '<invoke name="a"/></tool_calls>', [("a", {})])]
+
+
+def test_bad_max_capture_is_a_usage_error() -> None:
+    for bad in (0, -1, 1.5, "10", True):
+        with pytest.raises(ValueError, match="max_capture"):
+            toolparse.StreamParser(max_capture=bad)  # type: ignore[arg-type]
+
+
+ADVERSARIAL = {
+    "unclosed wrapper mention then prose": "Use <tool_calls> like this " + "and more prose. " * 8000,
+    "open wrapper then prose without tags": "<tool_calls>\n" + "words words\n" * 8000,
+    "runs of <": "<" * 60000,
+    "runs of < and spaces": "< " * 30000,
+    "repeated tag prefixes": "<tool_" * 10000 + "<｜DSML｜" * 5000,
+    "repeated openers": "<tool_calls>" * 6000,
+    "unterminated attribute": '<invoke name="' + "q" * 60000,
+    "backtick storm": "`` ` ``` `" * 6000 + '<tool_calls><invoke name="a"/></tool_calls>',
+    "comment storm": "<tool_calls><!--" + "- -" * 20000,
+    "big CDATA value": OPEN + "<![CDATA[" + ("line ]] of > text <\n" * 20000) + "]]>" + CLOSE,
+    "many tiny invokes": "<tool_calls>" + '<invoke name="t"/>' * 5000 + "</tool_calls>",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_adversarial_inputs_finish_lossless_and_chunking_invariant(name: str) -> None:
+    text = ADVERSARIAL[name]
+    whole = toolparse.parse(text)
+    assert joined(whole.events) == text
+    events = stream(random_chunks(text, 11, 1, 8))
+    assert joined(events) == text
+    assert shape(events) == shape(whole.events)
+
+
+def test_big_values_and_many_invokes_are_calls() -> None:
+    big = toolparse.parse(ADVERSARIAL["big CDATA value"])
+    assert len(big.calls) == 1 and big.calls[0].arguments["p"].count("\n") == 20000
+    many = toolparse.parse(ADVERSARIAL["many tiny invokes"])
+    assert len(many.calls) == 5000
+
+
+def test_unclosed_mention_does_not_hold_the_stream() -> None:
+    # G5/G6: the prose after a failed mention is emitted as it arrives, not at the end.
+    parser = toolparse.StreamParser()
+    parser.feed("Use <tool_calls> like this")
+    for chunk in split_at(" and more prose" * 100, range(0, 1500, 4)):
+        assert joined(parser.feed(chunk)) == chunk

@@ -1,0 +1,393 @@
+"""SPEC section 3: the deepseek dialect, rule by rule, each with a positive and a negative
+case. Every case is also checked under several chunkings."""
+
+from __future__ import annotations
+
+import pytest
+
+import toolparse
+from conftest import calls_of, shape
+
+CALL = '<invoke name="read_file"><parameter name="path">a.md</parameter></invoke>'
+
+
+def block(inner: str = CALL, open_tag: str = "<tool_calls>", close_tag: str = "</tool_calls>") -> str:
+    return open_tag + inner + close_tag
+
+
+# ---- tags and DSML prefixes -------------------------------------------------------------
+
+DSML_INVOKES = ["<｜DSML｜invoke", "<|DSML|invoke", "<DSML｜invoke", "<DSMLinvoke",
+                "<dsml|invoke", "<｜｜DSML｜｜invoke", "<｜DSML｜_invoke", "<｜｜DSML｜｜ invoke",
+                "<｜invoke", "<｜｜invoke", "<dsml_invoke", "<DsMl|invoke"]
+
+
+@pytest.mark.parametrize("head", DSML_INVOKES)
+def test_dsml_prefixes_are_invoke(head: str, check_chunkings) -> None:
+    closing = "</" + head[1:]
+    text = f'<tool_calls>{head} name="x"><parameter name="a">1</parameter>{closing}></tool_calls>'
+    events = check_chunkings(text)
+    assert events == [("block", text, [("x", {"a": 1})])]
+
+
+@pytest.mark.parametrize("head", [
+    "<DSML-invoke", "<｜｜｜invoke", "<DSMLDSMLinvoke", "<DSM|invoke", "<dsml||| invoke",
+    "<｜DSML｜  invoke", "<proto|invoke", "<Invoke", "<INVOKE"])
+def test_other_prefixes_and_cases_are_text(head: str, check_chunkings) -> None:
+    closing = "</" + head[1:]
+    text = f'<tool_calls>{head} name="x"></{closing[2:]}></tool_calls>'
+    assert check_chunkings(text) == [("text", text)]
+
+
+@pytest.mark.parametrize("bar", ["|", "｜"])
+@pytest.mark.parametrize("alias", ["tool-calls", "toolcalls", "function_calls", "calls", "tool_calls"])
+def test_wrapper_aliases_with_a_prefix(bar: str, alias: str, check_chunkings) -> None:
+    text = f'<{bar}DSML{bar}{alias}><invoke name="x"/></{bar}DSML{bar}{alias}>'
+    assert check_chunkings(text) == [("block", text, [("x", {})])]
+
+
+@pytest.mark.parametrize("alias", ["tool-calls", "toolcalls", "function_calls", "calls"])
+def test_wrapper_aliases_need_a_prefix(alias: str, check_chunkings) -> None:
+    text = f'<{alias}><invoke name="x"/></{alias}>'
+    assert check_chunkings(text) == [("text", text)]
+
+
+def test_opening_and_closing_tags_may_differ_in_prefix(check_chunkings) -> None:
+    text = '<｜DSML｜tool_calls><|DSML|invoke name="x"><dsml_parameter name="a">b</parameter></invoke></DSMLtool_calls>'
+    assert check_chunkings(text) == [("block", text, [("x", {"a": "b"})])]
+
+
+@pytest.mark.parametrize("name", ["tool_calls_x", "tool_callsx", "tool_calls-x", "tool_calls|"])
+def test_tag_name_must_end_at_space_slash_or_gt(name: str, check_chunkings) -> None:
+    text = f'<{name}><invoke name="x"/></{name}>'
+    # The wrapper is not a tag, and no wrapper close follows the invoke: all text.
+    assert check_chunkings(text) == [("text", text)]
+
+
+def test_tag_names_are_case_sensitive() -> None:
+    assert calls_of('<TOOL_CALLS><invoke name="x"/></TOOL_CALLS>') == []
+    assert calls_of('<tool_calls><invoke name="x"/></tool_calls>') == [("x", {})]
+
+
+def test_a_lt_before_the_gt_means_it_was_not_a_tag(check_chunkings) -> None:
+    # The first wrapper never ends (a `<` comes first): text. The invoke and the close
+    # then form a missing-opening-wrapper block.
+    text = '<｜DSML｜tool_calls\n<｜DSML｜invoke name="x"></｜DSML｜invoke>\n</｜DSML｜tool_calls>'
+    events = check_chunkings(text)
+    assert events[0] == ("text", "<｜DSML｜tool_calls\n")
+    assert events[1][0] == "block" and events[1][2] == [("x", {})]
+
+
+def test_gt_inside_a_quoted_attribute_does_not_end_the_tag(check_chunkings) -> None:
+    text = '<tool_calls><invoke name="a>b"/></tool_calls>'
+    assert check_chunkings(text) == [("block", text, [("a>b", {})])]
+
+
+# ---- blocks -----------------------------------------------------------------------------
+
+def test_block_with_several_invokes(check_chunkings) -> None:
+    text = block('\n  <invoke name="a"/>\n  <invoke name="b"></invoke>\n')
+    assert check_chunkings(text) == [("block", text, [("a", {}), ("b", {})])]
+
+
+def test_empty_wrapper_is_not_a_block(check_chunkings) -> None:
+    assert check_chunkings("<tool_calls></tool_calls>") == [("text", "<tool_calls></tool_calls>")]
+    assert check_chunkings("<tool_calls>\n \n</tool_calls>") == [("text", "<tool_calls>\n \n</tool_calls>")]
+
+
+def test_wrapper_with_prose_inside_is_text(check_chunkings) -> None:
+    text = block('<invoke name="x"/> and some prose ')
+    assert check_chunkings(text) == [("text", text)]
+
+
+def test_invokes_after_prose_in_a_wrapper_form_a_missing_wrapper_block(check_chunkings) -> None:
+    # The wrapper fails at the prose; scanning resumes there, and the invoke followed by
+    # the wrapper close is a block of its own (SPEC 3, missing opening wrapper).
+    text = block('here is a call: <invoke name="x"/>')
+    assert check_chunkings(text) == [
+        ("text", "<tool_calls>here is a call: "),
+        ("block", '<invoke name="x"/></tool_calls>', [("x", {})])]
+
+
+def test_two_blocks_in_one_chunk_are_both_emitted_in_order() -> None:
+    text = block('<invoke name="a"/>') + "\n" + block('<invoke name="b"/>') + "tail"
+    parser = toolparse.StreamParser()
+    events = parser.feed(text)
+    assert [type(e).__name__ for e in events] == ["ToolCallBlock", "Text", "ToolCallBlock", "Text"]
+    assert [c.name for e in events if isinstance(e, toolparse.ToolCallBlock) for c in e.calls] == ["a", "b"]
+    assert parser.close() == []
+
+
+def test_block_then_text_in_the_same_chunk() -> None:
+    parser = toolparse.StreamParser()
+    first = parser.feed("<tool_calls><invoke name=")
+    assert first == []
+    events = parser.feed('"a"/></tool_calls> and after')
+    assert [type(e).__name__ for e in events] == ["ToolCallBlock", "Text"]
+    assert events[1] == toolparse.Text(" and after")
+
+
+def test_back_to_back_blocks_without_separator(check_chunkings) -> None:
+    text = block('<invoke name="a"/>') + block('<invoke name="b"/>')
+    assert [e[2] for e in check_chunkings(text)] == [[("a", {})], [("b", {})]]
+
+
+def test_unknown_attributes_are_ignored(check_chunkings) -> None:
+    text = '<tool_calls id="x" foo=\'bar\'><invoke name="a" extra="1"><parameter name="p" hint="h">v</parameter></invoke></tool_calls>'
+    assert check_chunkings(text) == [("block", text, [("a", {"p": "v"})])]
+
+
+def test_unquoted_attribute_values_are_not_attributes(check_chunkings) -> None:
+    text = '<tool_calls><invoke name=x><parameter name=p>v</parameter></invoke></tool_calls>'
+    assert check_chunkings(text) == [("text", text)]
+
+
+def test_attribute_whitespace_and_single_quotes(check_chunkings) -> None:
+    text = "<tool_calls><invoke  name = ' read ' ><parameter name ='p' >v</parameter ></invoke ></tool_calls >"
+    assert check_chunkings(text) == [("block", text, [("read", {"p": "v"})])]
+
+
+def test_comments_between_tags_are_ignored(check_chunkings) -> None:
+    text = block('<!-- first --><invoke name="a"><!-- x - y --><parameter name="p">1</parameter><!----></invoke><!-- z -->')
+    assert check_chunkings(text) == [("block", text, [("a", {"p": 1})])]
+
+
+def test_comment_inside_a_value_is_content() -> None:
+    assert calls_of(block('<invoke name="a"><parameter name="p">x<!-- c -->y</parameter></invoke>')) == [
+        ("a", {"p": "x<!-- c -->y"})]
+
+
+# ---- missing opening wrapper ------------------------------------------------------------
+
+def test_missing_opening_wrapper(check_chunkings) -> None:
+    text = 'Sure.\n<invoke name="a"><parameter name="p">1</parameter></invoke>\n<invoke name="b"/>\n</tool_calls>\nDone.'
+    events = check_chunkings(text)
+    assert events[0] == ("text", "Sure.\n")
+    assert events[1][2] == [("a", {"p": 1}), ("b", {})]
+    assert events[1][1].startswith("<invoke") and events[1][1].endswith("</tool_calls>")
+    assert events[2] == ("text", "\nDone.")
+
+
+def test_invokes_without_a_following_wrapper_close_are_text(check_chunkings) -> None:
+    text = '<invoke name="a"/>\n<invoke name="b"/>\nDone.'
+    assert check_chunkings(text) == [("text", text)]
+
+
+def test_missing_wrapper_needs_only_whitespace_between(check_chunkings) -> None:
+    text = '<invoke name="a"/> and <invoke name="b"/></tool_calls>'
+    events = check_chunkings(text)
+    assert events[0] == ("text", '<invoke name="a"/> and ')
+    assert events[1] == ("block", '<invoke name="b"/></tool_calls>', [("b", {})])
+
+
+# ---- invoke bodies ----------------------------------------------------------------------
+
+def test_invoke_requires_a_name(check_chunkings) -> None:
+    for text in [block('<invoke><parameter name="p">1</parameter></invoke>'),
+                 block('<invoke name=""/>'), block('<invoke id="x"/>')]:
+        assert all(kind == "text" for kind, *_ in check_chunkings(text))
+
+
+def test_json_object_body(check_chunkings) -> None:
+    text = block('<invoke name="a">\n  {"path": "x<y", "n": [1, 2]}\n</invoke>')
+    assert check_chunkings(text) == [("block", text, [("a", {"path": "x<y", "n": [1, 2]})])]
+
+
+@pytest.mark.parametrize("body", ['[1, 2]', '{"a": 1} {"b": 2}', '{"a": 1,}', '{"a": 1', '"s"', '{"a": NaN}'])
+def test_json_body_that_is_not_one_object_fails(body: str, check_chunkings) -> None:
+    text = block(f'<invoke name="a">{body}</invoke>')
+    assert all(kind == "text" for kind, *_ in check_chunkings(text))
+
+
+def test_self_closing_invoke_and_empty_body(check_chunkings) -> None:
+    text = block('<invoke name="a"/><invoke name="b"></invoke><invoke name="c">  </invoke>')
+    assert check_chunkings(text) == [("block", text, [("a", {}), ("b", {}), ("c", {})])]
+
+
+def test_other_text_in_an_invoke_body_fails(check_chunkings) -> None:
+    text = block('<invoke name="a">stray<parameter name="p">1</parameter></invoke>')
+    assert all(kind == "text" for kind, *_ in check_chunkings(text))
+
+
+def test_parameter_without_a_name_fails(check_chunkings) -> None:
+    text = block('<invoke name="a"><parameter>1</parameter></invoke>')
+    assert all(kind == "text" for kind, *_ in check_chunkings(text))
+
+
+def test_repeated_attribute_fails(check_chunkings) -> None:
+    text = block('<invoke name="a" name="b"/>')
+    assert all(kind == "text" for kind, *_ in check_chunkings(text))
+
+
+# ---- parameter values -------------------------------------------------------------------
+
+def test_value_runs_to_the_first_parameter_close(check_chunkings) -> None:
+    text = block('<invoke name="a"><parameter name="p">x <parameter name="q">y</parameter></invoke>')
+    assert check_chunkings(text) == [("block", text, [("a", {"p": 'x <parameter name="q">y'})])]
+
+
+def test_second_parameter_close_fails_the_block(check_chunkings) -> None:
+    text = block('<invoke name="a"><parameter name="p">x<parameter name="q">y</parameter>z</parameter></invoke>')
+    assert all(kind == "text" for kind, *_ in check_chunkings(text))
+
+
+def test_lt_in_a_value_is_text(check_chunkings) -> None:
+    text = block('<invoke name="a"><parameter name="p">a < b <b>bold</b> </para</parameter></invoke>')
+    assert check_chunkings(text)[0][2] == [("a", {"p": "a < b <b>bold</b> </para"})]
+
+
+def test_cdata_value_is_verbatim_string(check_chunkings) -> None:
+    text = block('<invoke name="a"><parameter name="p"><![CDATA[  42 &amp; <x> ]]></parameter></invoke>')
+    assert check_chunkings(text)[0][2] == [("a", {"p": "  42 &amp; <x> "})]
+
+
+def test_cdata_end_not_followed_by_lt_is_content(check_chunkings) -> None:
+    text = block('<invoke name="a"><parameter name="p"><![CDATA[a ]]> b ]]]]></parameter></invoke>')
+    assert check_chunkings(text)[0][2] == [("a", {"p": "a ]]> b ]]"})]
+
+
+def test_cdata_end_followed_by_whitespace_then_lt_ends_it(check_chunkings) -> None:
+    text = block('<invoke name="a"><parameter name="p"><![CDATA[x]]>  \n  </parameter></invoke>')
+    assert check_chunkings(text)[0][2] == [("a", {"p": "x"})]
+
+
+def test_nested_cdata_comes_through_whole(check_chunkings) -> None:
+    inner = ('cat <<EOF\n```xml\n<tool_calls><invoke name="x"><parameter name="p"><![CDATA[hi]]>'
+             '</parameter></invoke></tool_calls>\n```\nEOF')
+    text = block(f'<invoke name="Bash"><parameter name="command"><![CDATA[{inner}]]></parameter></invoke>')
+    assert check_chunkings(text) == [("block", text, [("Bash", {"command": inner})])]
+
+
+def test_unclosed_cdata_is_text(check_chunkings) -> None:
+    text = block('<invoke name="a"><parameter name="p"><![CDATA[never closed</parameter></invoke>')
+    assert check_chunkings(text) == [("text", text)]
+
+
+def test_cdata_then_more_text_after_an_inner_end(check_chunkings) -> None:
+    # `]]>` inside the content followed by more text does not end the section.
+    text = block('<invoke name="a"><parameter name="p"><![CDATA[if (a[b[0]]> 1) x;]]></parameter></invoke>')
+    assert check_chunkings(text)[0][2] == [("a", {"p": "if (a[b[0]]> 1) x;"})]
+
+
+def test_entities_are_decoded_once_in_text_and_names(check_chunkings) -> None:
+    text = block('<invoke name="r&amp;w"><parameter name="p&#x41;">&lt;a&gt; &amp;lt; &#65;&#x42; &quot;&apos; &nbsp; &#0;</parameter></invoke>')
+    assert check_chunkings(text)[0][2] == [("r&w", {"pA": "<a> &lt; AB \"' &nbsp; &#0;"})]
+
+
+def test_edge_newlines_and_trimming(check_chunkings) -> None:
+    text = block('<invoke name="w"><parameter name="path">\n  a.md \n</parameter>'
+                 '<parameter name="content"><![CDATA[  two spaces  ]]></parameter>'
+                 '<parameter name="note">  <![CDATA[x]]>  </parameter></invoke>')
+    assert check_chunkings(text)[0][2] == [("w", {"path": "a.md", "content": "  two spaces  ", "note": "x"})]
+
+
+def test_multiline_code_keeps_its_first_line_indentation(check_chunkings) -> None:
+    text = block('\n  <invoke name="write">\n    <parameter name="code">\n    def f():\n        return 1\n    </parameter>\n  </invoke>\n')
+    assert check_chunkings(text)[0][2] == [("write", {"code": "    def f():\n        return 1"})]
+
+
+def test_crlf_edges(check_chunkings) -> None:
+    text = block('<invoke name="w">\r\n<parameter name="code">\r\n  x\r\n  y\r\n</parameter>\r\n</invoke>')
+    assert check_chunkings(text)[0][2] == [("w", {"code": "  x\r\n  y"})]
+
+
+def test_only_one_edge_newline_is_removed() -> None:
+    assert calls_of(block('<invoke name="w"><parameter name="p">\n\nx\n\n</parameter></invoke>')) == [
+        ("w", {"p": "\nx\n"})]
+
+
+def test_self_closing_parameter_is_empty_string(check_chunkings) -> None:
+    text = block('<invoke name="w"><parameter name="a"/><parameter name="b"></parameter></invoke>')
+    assert check_chunkings(text)[0][2] == [("w", {"a": "", "b": ""})]
+
+
+def test_repeated_names_give_a_list_in_order(check_chunkings) -> None:
+    text = block('<invoke name="w"><parameter name="f">a</parameter><parameter name="g">1</parameter>'
+                 '<parameter name="f">2</parameter><parameter name="f"><![CDATA[3]]></parameter></invoke>')
+    assert check_chunkings(text)[0][2] == [("w", {"f": ["a", 2, "3"], "g": 1})]
+
+
+# ---- typing without a schema ------------------------------------------------------------
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("42", 42), ("-1.5e3", -1500.0), ("true", True), ("false", False), ("null", None),
+    ("[1, \"a\"]", [1, "a"]), ('{"a": {"b": 1}}', {"a": {"b": 1}}),
+    ('"quoted"', '"quoted"'), ("hello", "hello"), ("42abc", "42abc"), ("NaN", "NaN"),
+    ("0x10", "0x10"), ('{"a": 1, "a": 2}', '{"a": 1, "a": 2}'), ("", ""),
+    ("<![CDATA[42]]>", "42"), ("<![CDATA[true]]>", "true"),
+])
+def test_typing_without_attribute(value: str, expected: object) -> None:
+    assert calls_of(block(f'<invoke name="t"><parameter name="v">{value}</parameter></invoke>')) == [
+        ("t", {"v": expected})]
+
+
+@pytest.mark.parametrize(("value", "expected", "errors"), [
+    ("42", 42, ()), ("<![CDATA[[1, 2]]]>", [1, 2], ()), ('"s"', "s", ()),
+    ("not json", "not json", ("v",)), ("{'a': 1}", "{'a': 1}", ("v",)),
+])
+def test_string_false_gives_json(value: str, expected: object, errors: tuple[str, ...]) -> None:
+    result = toolparse.parse(block(f'<invoke name="t"><parameter name="v" string="false">{value}</parameter></invoke>'))
+    assert result.calls[0].arguments == {"v": expected}
+    assert result.calls[0].json_errors == errors
+
+
+def test_string_true_keeps_text() -> None:
+    assert calls_of(block('<invoke name="t"><parameter name="v" string="true">42</parameter></invoke>')) == [
+        ("t", {"v": "42"})]
+    assert calls_of(block('<invoke name="t"><parameter name="v" string="TRUE">[1]</parameter></invoke>')) == [
+        ("t", {"v": "[1]"})]
+
+
+# ---- failure and resumption -------------------------------------------------------------
+
+def test_prose_mention_is_released_at_the_failing_token() -> None:
+    parser = toolparse.StreamParser()
+    assert parser.feed("Use <tool_calls>") == [toolparse.Text("Use ")]
+    assert parser.feed(" ") == []  # whitespace inside a wrapper: still a block
+    assert parser.feed("to wrap") == [toolparse.Text("<tool_calls> to wrap")]
+
+
+def test_scanning_resumes_at_the_failing_token(check_chunkings) -> None:
+    text = '<tool_calls><tool_calls><invoke name="a"/></tool_calls>'
+    assert check_chunkings(text) == [("text", "<tool_calls>"),
+                                     ("block", text[len("<tool_calls>"):], [("a", {})])]
+
+
+def test_truncated_block_at_end_of_stream_is_text(check_chunkings) -> None:
+    full = block('<invoke name="a"><parameter name="p">1</parameter></invoke>')
+    for cut in range(1, len(full)):
+        text = "before " + full[:cut]
+        assert check_chunkings(text) == [("text", text)], cut
+
+
+def test_closing_tag_alone_is_text(check_chunkings) -> None:
+    text = "一些正文内容\n</tool_calls>\n后续内容"
+    assert check_chunkings(text) == [("text", text)]
+
+
+def test_unknown_tool_names_are_parsed() -> None:
+    assert calls_of(block('<invoke name="definitely_not_a_tool"/>')) == [("definitely_not_a_tool", {})]
+
+
+def test_block_offsets_and_raw() -> None:
+    text = "αβ " + block('<invoke name="a"/>') + " γ"
+    result = toolparse.parse(text)
+    (blk,) = [e for e in result.events if isinstance(e, toolparse.ToolCallBlock)]
+    assert text[blk.start:blk.end] == blk.raw
+    (call,) = blk.calls
+    assert text[call.start:call.end] == call.raw == '<invoke name="a"/>'
+    assert result.text == "αβ  γ"
+    assert result.saw_tool_syntax
+
+
+def test_saw_tool_syntax() -> None:
+    assert not toolparse.parse("plain text").saw_tool_syntax
+    assert toolparse.parse("Use <tool_calls> to wrap").saw_tool_syntax
+    assert toolparse.parse('<invoke name="a"/> but no close').saw_tool_syntax
+    assert not toolparse.parse("<tool_calls_x> is not a tag").saw_tool_syntax
+
+
+def test_shape_helper_sees_every_event() -> None:
+    # Guard for the helpers above: an event kind they did not know would be lost.
+    events = toolparse.parse("a" + block('<invoke name="x"/>') + "b").events
+    assert [kind for kind, *_ in shape(events)] == ["text", "block", "text"]
