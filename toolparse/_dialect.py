@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import lark
+import regex
 from lark.exceptions import LarkError
 
 from toolparse._errors import GrammarError, UnknownDialectError
-from toolparse._lexer import TerminalSpec
+from toolparse._lexer import StateLexer, TerminalSpec
 from toolparse._resources import grammars_dir
 from toolparse._transform import BlockTransformer
 
@@ -69,10 +70,14 @@ class Dialect:
     opener_chars: str = field(repr=False)
     """The characters an opener can start with (for the fast search)."""
 
+    opener_probe: regex.Pattern[str] = field(repr=False)
+    """All openers in one pattern: a quick "can this be, or become, a block start?"."""
+
     attribute: re.Pattern[str] = field(repr=False)
     """The ATTRIBUTE terminal: group 1 the name, a later group the value."""
 
-    _candidates: dict[int, tuple[TerminalSpec, ...]] = field(default_factory=dict, repr=False)
+    state_lexers: dict[int, StateLexer] = field(default_factory=dict, repr=False)
+    """Parser state -> its StateLexer, filled as states are met (see `lexer_for`)."""
 
     @classmethod
     def from_file(cls, path: str | Path, *, name: str | None = None) -> Dialect:
@@ -93,15 +98,16 @@ class Dialect:
         """A bundled dialect by name (`deepseek`)."""
         return _bundled(name)
 
-    def candidates(self, state: int, accepts: dict[str, Any]) -> tuple[TerminalSpec, ...]:
-        """The terminals to try in parser state `state`, in lexer order."""
-        found = self._candidates.get(state)
+    def lexer_for(self, state: int, accepts: dict[str, Any]) -> StateLexer:
+        """The terminals to try in parser state `state` (whose actions are `accepts`):
+        those the parser accepts there and the %ignore ones, in Lark's lexer order."""
+        found = self.state_lexers.get(state)
         if found is None:
             names = {n for n in accepts if n.isupper() and n in self.terminals}
             specs = [self.terminals[n] for n in names] + [
                 t for t in self.ignored if t.name not in names]
-            found = tuple(sorted(specs, key=lambda t: t.sort_key))
-            self._candidates[state] = found
+            found = StateLexer.build(sorted(specs, key=lambda t: t.sort_key))
+            self.state_lexers[state] = found
         return found
 
 
@@ -192,6 +198,7 @@ def _load(text: str, path: Path, name: str) -> Dialect:
         name=name, path=path, lark=parser, terminals=terminals, ignored=ignored,
         ignored_names=frozenset(t.name for t in ignored),
         openers=openers, opener_rule=opener_rule, opener_chars="".join(sorted(set(chars))),
+        opener_probe=regex.compile("|".join(f"(?:{spec.full.pattern})" for spec in openers)),
         attribute=attribute,
     )
 

@@ -25,15 +25,22 @@ so re-trying a held atom costs at most MAX_ATOM per chunk.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Final
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 import regex
 
-__all__ = ["MAX_ATOM", "NEED_MORE", "TerminalSpec", "match_terminal"]
+__all__ = ["MAX_ATOM", "NEED_MORE", "RUN_HOLD", "StateLexer", "TerminalSpec", "first_chars",
+           "match_terminal"]
 
 MAX_ATOM: Final = 1024
 """The longest an atom (a tag, a marker) may be. A longer one does not match."""
+
+RUN_HOLD: Final = 256
+"""A run that reaches the end of a chunk inside a block waits for the next chunk while
+it is shorter than this, so that a value arriving in small chunks costs one token, not
+one per chunk. (The block is not emitted before it ends, so this delays nothing.)"""
 
 NEED_MORE: Final = -1
 """`match_terminal` result: the text ends where a candidate could still match."""
@@ -56,6 +63,8 @@ class TerminalSpec:
     partial: regex.Pattern[str]
     """The same pattern in the `regex` engine, which can report a partial match."""
     sort_key: tuple[int, int, int, str]
+    starts: frozenset[str] | None = field(default=None)
+    """The characters a match can start with; None when it could be almost any."""
 
     @classmethod
     def compile(cls, name: str, pattern: str, flags: frozenset[str] | set[str], priority: int,
@@ -75,23 +84,49 @@ class TerminalSpec:
             partial=regex.compile(source),
             # Lark's own order for a contextual lexer state.
             sort_key=(-priority, -max_width, -len(pattern), name),
+            starts=first_chars(source),
         )
 
 
+@dataclass(frozen=True, slots=True)
+class StateLexer:
+    """The terminals to try in one parser state, in order, bucketed by the character at
+    the position: most positions need one or two regex calls, not one per terminal."""
+
+    by_char: dict[str, tuple[TerminalSpec, ...]]
+    """Candidates when the text at the position is this character."""
+    others: tuple[TerminalSpec, ...]
+    """Candidates for any other character: the terminals that can start with anything."""
+
+    @classmethod
+    def build(cls, ordered: Iterable[TerminalSpec]) -> StateLexer:
+        ordered = tuple(ordered)
+        anywhere = tuple(t for t in ordered if t.starts is None)
+        chars = {c for t in ordered if t.starts is not None for c in t.starts}
+        by_char = {c: tuple(t for t in ordered if t.starts is None or c in t.starts)
+                   for c in chars}
+        return cls(by_char=by_char, others=anywhere)
+
+
 def match_terminal(candidates: tuple[TerminalSpec, ...], text: str, pos: int, end: int,
-                   final: bool) -> tuple[TerminalSpec | None, int]:
+                   final: bool, first: int = 0) -> tuple[TerminalSpec | None, int, int]:
     """Match one token at `text[pos:end]`.
 
-    Returns `(spec, token_end)` for a match; `(None, NEED_MORE)` when more text could
-    still make an earlier candidate match (never when `final`); `(None, pos)` when
-    nothing can match here. `end` is where the usable text stops; `final` says no
+    Returns `(spec, token_end, index)` for a match; `(None, NEED_MORE, index)` when more
+    text could still make candidate `index` match (never when `final`); `(None, pos, -1)`
+    when nothing can match here. `end` is where the usable text stops; `final` says no
     more will come before it (end of stream, or a capture limit).
+
+    `first` skips candidates already ruled out at this position: one that is not a
+    prefix of a match now never becomes one as text is appended, so a retry after
+    NEED_MORE may start at the candidate that asked for more.
     """
-    for spec in candidates:
+    for index in range(first, len(candidates)):
+        spec = candidates[index]
         if spec.is_run:
             m = spec.full.match(text, pos, end)
             if m is not None:
-                return spec, m.end()
+                return spec, m.end(), index
             continue
         atom_end = pos + MAX_ATOM
         m = spec.full.match(text, pos, min(end, atom_end))
@@ -99,10 +134,83 @@ def match_terminal(candidates: tuple[TerminalSpec, ...], text: str, pos: int, en
             # An atom with a lookahead that matched right at the end of the available
             # text may not match once more text arrives: only sure when `final`.
             if final or m.end() < end or not spec.has_lookahead:
-                return spec, m.end()
-            return None, NEED_MORE
+                return spec, m.end(), index
+            return None, NEED_MORE, index
         if not final and end < atom_end:
             p = spec.partial.match(text, pos, end, partial=True)
             if p is not None and p.partial:
-                return None, NEED_MORE
-    return None, pos
+                return None, NEED_MORE, index
+    return None, pos, -1
+
+
+# ---- first characters ---------------------------------------------------------------------
+
+def first_chars(pattern: str) -> frozenset[str] | None:
+    """The set of characters a match of `pattern` can start with, or None when it is
+    large or unknown (then the terminal is tried at every position). Read from the
+    standard library's regex parser; any surprise there just means "unknown"."""
+    try:
+        import re._parser as sre_parse  # the stdlib's parser of regex syntax
+
+        found, _nullable = _first_of_sequence(sre_parse.parse(pattern), ignore_case=False)
+    except Exception:
+        return None
+    return frozenset(found) if found is not None else None
+
+
+_SMALL_RANGE = 64
+
+
+def _first_of_sequence(items: Any, ignore_case: bool) -> tuple[set[str] | None, bool]:
+    found: set[str] = set()
+    for op, arg in items:
+        first, nullable = _first_of_item(str(op), arg, ignore_case)
+        if first is None:
+            return None, False
+        found |= first
+        if not nullable:
+            return found, False
+    return found, True
+
+
+def _cases(code: int, ignore_case: bool) -> set[str]:
+    char = chr(code)
+    return {char, char.lower(), char.upper()} if ignore_case else {char}
+
+
+def _first_of_item(op: str, arg: Any, ignore_case: bool) -> tuple[set[str] | None, bool]:
+    if op == "LITERAL":
+        return _cases(arg, ignore_case), False
+    if op == "IN":
+        found: set[str] = set()
+        for item_op, item_arg in arg:
+            kind = str(item_op)
+            if kind == "LITERAL":
+                found |= _cases(item_arg, ignore_case)
+            elif kind == "RANGE" and item_arg[1] - item_arg[0] < _SMALL_RANGE:
+                for code in range(item_arg[0], item_arg[1] + 1):
+                    found |= _cases(code, ignore_case)
+            else:
+                return None, False
+        return found, False
+    if op == "SUBPATTERN":
+        _group, add_flags, _del_flags, items = arg
+        return _first_of_sequence(items, ignore_case or bool(add_flags & re.IGNORECASE))
+    if op == "ATOMIC_GROUP":
+        return _first_of_sequence(arg, ignore_case)
+    if op == "BRANCH":
+        found, nullable = set(), False
+        for branch in arg[1]:
+            first, branch_nullable = _first_of_sequence(branch, ignore_case)
+            if first is None:
+                return None, False
+            found |= first
+            nullable = nullable or branch_nullable
+        return found, nullable
+    if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+        low, _high, items = arg
+        first, nullable = _first_of_sequence(items, ignore_case)
+        return first, nullable or low == 0
+    if op in ("AT", "ASSERT", "ASSERT_NOT"):
+        return set(), True  # zero-width: no narrowing, look further
+    return None, False

@@ -48,7 +48,7 @@ from toolparse._calls import CallPolicy, build_calls
 from toolparse._dialect import Dialect, resolve_dialect
 from toolparse._errors import ChunkTypeError, StreamClosedError
 from toolparse._events import Event, ParseResult, Text, ToolCallBlock
-from toolparse._lexer import NEED_MORE, TerminalSpec, match_terminal
+from toolparse._lexer import MAX_ATOM, NEED_MORE, RUN_HOLD, TerminalSpec, match_terminal
 from toolparse._markdown import Context, MarkdownTracker
 from toolparse._transform import BlockRejected, RawCall
 
@@ -69,6 +69,20 @@ def _make_text(text: str) -> Text:
     event = _new(Text)
     _set_text(event, text)
     return event
+
+
+_str_new = str.__new__
+
+
+def _make_token(name: str, value: str, start: int, end: int) -> Token:
+    """A Lark Token without Token.__new__'s keyword handling (hot path: one per token)."""
+    token = _str_new(Token, value)
+    token.type = name
+    token.value = value
+    token.start_pos = start
+    token.end_pos = end
+    token.line = token.column = token.end_line = token.end_column = None
+    return token
 
 
 class _Mode(enum.Enum):
@@ -111,7 +125,8 @@ class StreamParser:
     __slots__ = (
         "_dialect", "_policy", "_max_capture", "_md", "_md_queue", "_md_queued",
         "_mode", "_tail", "_base", "_capture", "_held", "_unresolved", "_held_limit",
-        "_out", "_closed", "_saw", "_opener_search", "_opener_chars",
+        "_out", "_closed", "_saw", "_opener_search", "_opener_probe", "_resume",
+        "_held_run", "_held_atom",
     )
 
     def __init__(self, dialect: str | Dialect = "deepseek", *,
@@ -135,9 +150,15 @@ class StreamParser:
         self._out: list[str | ToolCallBlock] = []
         self._closed = False
         self._saw = False
-        chars = self._dialect.opener_chars
-        self._opener_chars = chars
-        self._opener_search = re.compile("[" + re.escape(chars) + "]").search
+        # Where a retry after NEED_MORE may resume: (stream offset, candidate index).
+        self._resume = (-1, 0)
+        # A run that reached the end of the last chunk inside a block and waits (RUN_HOLD).
+        self._held_run: TerminalSpec | None = None
+        # The atom that asked for more at the start of the tail (CAPTURE), or the opener
+        # probe (SCAN); a chunk that leaves it still partial needs no other work.
+        self._held_atom: Any = None
+        self._opener_search = re.compile("[" + re.escape(self._dialect.opener_chars) + "]").search
+        self._opener_probe = self._dialect.opener_probe.match
 
     # ---- public API --------------------------------------------------------------------
 
@@ -162,17 +183,36 @@ class StreamParser:
                     + (" (decode bytes first)" if isinstance(chunk, (bytes, bytearray)) else ""))
         if self._closed:
             raise StreamClosedError("feed() called after close(); start a new StreamParser")
-        if (self._mode is _Mode.SCAN and not self._tail and not self._unresolved
-                and self._opener_search(chunk) is None):
-            # Fast path: plain text, nothing open, nothing held.
-            if not chunk:
+        held_atom = self._held_atom
+        if held_atom is not None and chunk:
+            # Fast path: a tag (or marker) is still arriving; one partial match says
+            # whether this chunk completes or breaks it. Otherwise it keeps waiting.
+            window = self._tail + chunk
+            m = held_atom(window, 0, min(len(window), MAX_ATOM), partial=True)
+            if (m is not None and m.partial and len(window) < MAX_ATOM
+                    and (self._capture is None or self._base + len(window) < self._capture.limit)):
+                self._tail = window
                 return []
-            self._base += len(chunk)
-            self._md_queue.append(chunk)
-            self._md_queued += len(chunk)
-            if self._md_queued > _MD_BATCH:
-                self._flush_md()
-            return [_make_text(chunk)]
+        if self._mode is _Mode.SCAN:
+            if not self._tail and not self._unresolved and self._opener_search(chunk) is None:
+                # Fast path: plain text, nothing open, nothing held.
+                if not chunk:
+                    return []
+                self._base += len(chunk)
+                self._md_queue.append(chunk)
+                self._md_queued += len(chunk)
+                if self._md_queued > _MD_BATCH:
+                    self._flush_md()
+                return [_make_text(chunk)]
+        elif self._held_run is not None:
+            # Fast path inside a block: the chunk only extends the run that is waiting.
+            tail = self._tail
+            capture = self._capture
+            if (len(tail) + len(chunk) < RUN_HOLD and self._held_run.full.fullmatch(chunk)
+                    and capture is not None
+                    and self._base + len(tail) + len(chunk) < capture.limit):
+                self._tail = tail + chunk
+                return []
         self._process(self._tail + chunk, final=False)
         return self._take()
 
@@ -192,6 +232,8 @@ class StreamParser:
     # ---- the loop ----------------------------------------------------------------------
 
     def _process(self, text: str, final: bool) -> None:
+        self._held_run = None
+        self._held_atom = None
         pos = 0
         end = len(text)
         while True:
@@ -216,9 +258,13 @@ class StreamParser:
                 self._text(text, pos, at)
             if at >= end:
                 return end, False
-            spec, token_end = match_terminal(openers, text, at, end, final)
-            if token_end == NEED_MORE:
-                return at, True
+            if self._opener_probe(text, at, min(end, at + MAX_ATOM), partial=not final) is None:
+                spec, token_end = None, at  # cannot be, or become, a block start
+            else:
+                spec, token_end, _ = match_terminal(openers, text, at, end, final)
+                if token_end == NEED_MORE:
+                    self._held_atom = self._opener_probe
+                    return at, True
             if spec is None:
                 self._text(text, at, at + 1)
                 pos = at + 1
@@ -251,7 +297,7 @@ class StreamParser:
         value = text[at:token_end]
         # An opener is a valid first token of its start rule, and a first shift runs no
         # Transformer method, so this cannot fail.
-        capture.parser.feed_token(Token(spec.name, value, start_pos=start, end_pos=start + len(value)))
+        capture.parser.feed_token(_make_token(spec.name, value, start, start + len(value)))
         capture.parts.append(value)
         self._capture = capture
         self._mode = _Mode.CAPTURE
@@ -264,6 +310,7 @@ class StreamParser:
         dialect = self._dialect
         parser = capture.parser
         state = parser.parser_state
+        feed_token = state.feed_token
         base = self._base
         end = len(text)
         limit = capture.limit - base
@@ -271,31 +318,45 @@ class StreamParser:
         hard = limit <= end or final
         ignored = dialect.ignored_names
         parts = capture.parts
+        resume_at, resume_index = self._resume
+        # Lark's parse table and state stack, read directly: this loop runs per token.
+        actions = state.parse_conf.parse_table.states
+        stack = state.state_stack
+        lexers = dialect.state_lexers
         while True:
             if pos >= stop:
                 if not hard:
                     return pos, True
                 # The capture limit or the end of stream, inside an open block.
                 return self._fail(text, pos), False
-            candidates = dialect.candidates(state.position, parser.choices())
-            spec, token_end = match_terminal(candidates, text, pos, stop, hard)
+            current = stack[-1]
+            lexer = lexers.get(current) or dialect.lexer_for(current, actions[current])
+            candidates = lexer.by_char.get(text[pos], lexer.others)
+            first = resume_index if resume_at == base + pos else 0
+            spec, token_end, index = match_terminal(candidates, text, pos, stop, hard, first)
             if token_end == NEED_MORE:
+                self._resume = (base + pos, index)
+                self._held_atom = candidates[index].partial.match  # the tail starts at pos
                 return pos, True
             if spec is None:
                 return self._fail(text, pos), False
+            if spec.is_run and token_end == stop and not hard and token_end - pos < RUN_HOLD:
+                # Wait for the rest of the run rather than feed it in pieces.
+                self._held_run = spec
+                self._resume = (base + pos, index)
+                return pos, True
             value = text[pos:token_end]
             if spec.name in ignored:
                 parts.append(value)
                 pos = token_end
                 continue
             try:
-                parser.feed_token(Token(spec.name, value, start_pos=base + pos,
-                                        end_pos=base + token_end))
+                feed_token(_make_token(spec.name, value, base + pos, base + token_end))
             except (UnexpectedInput, BlockRejected):
                 return self._fail(text, pos), False
             parts.append(value)
             pos = token_end
-            if "$END" in parser.choices():
+            if "$END" in actions[stack[-1]]:
                 try:
                     calls = parser.feed_eof()
                 except (UnexpectedInput, BlockRejected):
