@@ -126,7 +126,7 @@ class StreamParser:
         "_dialect", "_policy", "_max_capture", "_md", "_md_queue", "_md_queued",
         "_mode", "_tail", "_base", "_capture", "_held", "_unresolved", "_held_limit",
         "_out", "_closed", "_saw", "_opener_search", "_opener_probe", "_resume",
-        "_held_run", "_held_atom",
+        "_held_run", "_held_atom", "_plain", "_opener_absent",
     )
 
     def __init__(self, dialect: str | Dialect = "deepseek", *,
@@ -157,7 +157,14 @@ class StreamParser:
         # The atom that asked for more at the start of the tail (CAPTURE), or the opener
         # probe (SCAN); a chunk that leaves it still partial needs no other work.
         self._held_atom: Any = None
-        self._opener_search = re.compile("[" + re.escape(self._dialect.opener_chars) + "]").search
+        chars = self._dialect.opener_chars
+        self._opener_search = re.compile("[" + re.escape(chars) + "]").search
+        if len(chars) == 1:
+            self._opener_absent = lambda chunk, _c=chars: _c not in chunk
+        else:
+            self._opener_absent = lambda chunk, _s=self._opener_search: _s(chunk) is None
+        # True when the fast path applies: SCAN mode, nothing waiting, nothing held.
+        self._plain = True
         self._opener_probe = self._dialect.opener_probe.match
 
     # ---- public API --------------------------------------------------------------------
@@ -174,6 +181,23 @@ class StreamParser:
 
     def feed(self, chunk: str) -> list[Event]:
         """Consume one chunk; return the events it made certain, in order."""
+        if self._plain and type(chunk) is str and self._opener_absent(chunk):
+            # Fast path: plain text, nothing open, nothing held. One search, one append,
+            # one event.
+            size = len(chunk)
+            if not size:
+                return []
+            self._base += size
+            self._md_queue.append(chunk)
+            self._md_queued += size
+            if self._md_queued > _MD_BATCH:
+                self._flush_md()
+            event = _new(Text)
+            _set_text(event, chunk)
+            return [event]
+        return self._feed(chunk)
+
+    def _feed(self, chunk: str) -> list[Event]:
         if type(chunk) is not str:
             if isinstance(chunk, str):
                 chunk = str(chunk)
@@ -185,27 +209,16 @@ class StreamParser:
             raise StreamClosedError("feed() called after close(); start a new StreamParser")
         held_atom = self._held_atom
         if held_atom is not None and chunk:
-            # Fast path: a tag (or marker) is still arriving; one partial match says
-            # whether this chunk completes or breaks it. Otherwise it keeps waiting.
+            # A tag (or marker) is still arriving: one partial match says whether this
+            # chunk completes or breaks it; otherwise it keeps waiting.
             window = self._tail + chunk
             m = held_atom(window, 0, min(len(window), MAX_ATOM), partial=True)
             if (m is not None and m.partial and len(window) < MAX_ATOM
                     and (self._capture is None or self._base + len(window) < self._capture.limit)):
                 self._tail = window
                 return []
-        if self._mode is _Mode.SCAN:
-            if not self._tail and not self._unresolved and self._opener_search(chunk) is None:
-                # Fast path: plain text, nothing open, nothing held.
-                if not chunk:
-                    return []
-                self._base += len(chunk)
-                self._md_queue.append(chunk)
-                self._md_queued += len(chunk)
-                if self._md_queued > _MD_BATCH:
-                    self._flush_md()
-                return [_make_text(chunk)]
         elif self._held_run is not None:
-            # Fast path inside a block: the chunk only extends the run that is waiting.
+            # Inside a block, the chunk only extends the run that is waiting.
             tail = self._tail
             capture = self._capture
             if (len(tail) + len(chunk) < RUN_HOLD and self._held_run.full.fullmatch(chunk)
@@ -214,6 +227,7 @@ class StreamParser:
                 self._tail = tail + chunk
                 return []
         self._process(self._tail + chunk, final=False)
+        self._plain = self._mode is _Mode.SCAN and not self._tail and not self._unresolved
         return self._take()
 
     def close(self) -> list[Event]:
@@ -221,6 +235,7 @@ class StreamParser:
         if self._closed:
             raise StreamClosedError("close() called twice")
         self._closed = True
+        self._plain = False
         self._process(self._tail, final=True)
         self._flush_md()
         self._resolve(self._md.finish())
