@@ -8,9 +8,14 @@ one CDATA section). JSON here is strict: no NaN or Infinity, no duplicate keys.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["strict_json", "type_value", "NOT_JSON"]
+__all__ = [
+    "strict_json", "type_value", "NOT_JSON", "type_by_schema", "type_arguments",
+    "schema_types", "admits", "member_schema", "item_schema", "resolve_local_ref",
+]
 
 
 class _NotJson:
@@ -64,3 +69,256 @@ def type_value(text: str, *, string_attr: bool | None, cdata_only: bool) -> tupl
         # A quoted JSON string stays as written, quotes included.
         return text, False
     return value, False
+
+
+# --- Typing with a schema (SPEC section 6, first bullet) ---------------------------------
+#
+# A property schema is read only for the JSON types it admits. `schema_types` answers
+# that from `type`, `enum`, `const`, local `$ref`s, `allOf` (intersection) and
+# `anyOf` / `oneOf` (union); anything it cannot read (a remote `$ref`, `not`, an
+# unconstrained `{}`) leaves the type open (None), and an open type means "not
+# described": SPEC 3 decides. Cost: linear in the size of the schema, per value.
+
+JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "null", "array", "object"})
+_MAX_REF_DEPTH = 32
+
+
+def resolve_local_ref(schema: Any, root: Any) -> Any:
+    """`schema` with local `$ref`s followed (`#`, `#/$defs/x`); unresolvable: `schema`."""
+    for _ in range(_MAX_REF_DEPTH):
+        if not isinstance(schema, dict):
+            return schema
+        ref = schema.get("$ref")
+        if not isinstance(ref, str) or not ref.startswith("#") or root is None:
+            return schema
+        target = _pointer_get(root, ref[1:])
+        if target is None:
+            return schema
+        if len(schema) > 1:
+            # A $ref next to other keywords (2019-09+) applies both; keep the siblings.
+            merged = {k: v for k, v in schema.items() if k != "$ref"}
+            return {"allOf": [merged, target]}
+        schema = target
+    return schema
+
+
+def _pointer_get(root: Any, pointer: str) -> Any:
+    if pointer == "":
+        return root
+    if not pointer.startswith("/"):
+        return None  # an anchor (`#name`): not followed
+    node = root
+    for raw in pointer[1:].split("/"):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def _value_types(value: Any) -> frozenset[str]:
+    if value is None:
+        return frozenset({"null"})
+    if isinstance(value, bool):
+        return frozenset({"boolean"})
+    if isinstance(value, int):
+        return frozenset({"integer", "number"})
+    if isinstance(value, float):
+        return frozenset({"integer", "number"}) if value.is_integer() else frozenset({"number"})
+    if isinstance(value, str):
+        return frozenset({"string"})
+    if isinstance(value, list):
+        return frozenset({"array"})
+    if isinstance(value, dict):
+        return frozenset({"object"})
+    return frozenset()
+
+
+def _intersect(left: frozenset[str] | None, right: frozenset[str] | None) -> frozenset[str] | None:
+    if left is None:
+        return right
+    if right is None:
+        return left
+    return left & right
+
+
+def schema_types(schema: Any, root: Any = None, _depth: int = 0) -> frozenset[str] | None:
+    """The JSON types `schema` admits, or None when it does not say (any type).
+
+    "number" in the result means non-integral numbers too; an integer-only schema
+    gives "integer" alone. `root` resolves local `$ref`s.
+    """
+    if _depth > _MAX_REF_DEPTH:
+        return None
+    schema = resolve_local_ref(schema, root)
+    if schema is False:
+        return frozenset()
+    if not isinstance(schema, dict):
+        return None
+    types: frozenset[str] | None = None
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        declared = [declared]
+    if isinstance(declared, list):
+        names = {t for t in declared if t in JSON_TYPES}
+        if "number" in names:
+            names.add("integer")
+        types = frozenset(names)
+    if "const" in schema:
+        types = _intersect(types, _value_types(schema["const"]))
+    if isinstance(schema.get("enum"), list):
+        found: frozenset[str] = frozenset()
+        for item in schema["enum"]:
+            found |= _value_types(item)
+        types = _intersect(types, found)
+    if isinstance(schema.get("$ref"), str):
+        return types  # a $ref we could not follow: only what the siblings say
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list) and branches:
+            union: frozenset[str] | None = frozenset()
+            for branch in branches:
+                branch_types = schema_types(branch, root, _depth + 1)
+                if branch_types is None:
+                    union = None
+                    break
+                union = (union or frozenset()) | branch_types
+            types = _intersect(types, union)
+    branches = schema.get("allOf")
+    if isinstance(branches, list):
+        for branch in branches:
+            types = _intersect(types, schema_types(branch, root, _depth + 1))
+    return types
+
+
+def admits(types: frozenset[str] | None, value: Any) -> bool:
+    """Whether a value of this JSON type is among `types` (None admits everything)."""
+    return types is None or bool(types & _value_types(value))
+
+
+def type_by_schema(text: str, *, string_attr: bool | None, cdata_only: bool, schema: Any,
+                   root: Any = None) -> tuple[Any, bool]:
+    """Type one value against its property schema (SPEC 6); returns (value, json_error).
+
+    - `string="true"` always gives the text.
+    - A property the schema does not describe (no schema, or no readable type) is typed
+      as SPEC 3 says (`type_value`).
+    - `string="false"`: the JSON value of the text; when the text is not JSON, the text,
+      flagged (`json_error`). When the JSON value is of a type the property does not
+      admit but the property admits strings, the text.
+    - No attribute, from CDATA or not: a property that admits strings keeps the text
+      (also when it admits the decoded type too: no guessing). Otherwise the text is
+      decoded when it is exactly a JSON value of an admitted type; anything else falls
+      back to SPEC 3, and validation reports the mismatch.
+
+    `root` is the whole parameters schema, for local `$ref`s.
+    """
+    if string_attr:
+        return text, False
+    types = schema_types(schema, root) if schema is not None else None
+    if types is None:
+        return type_value(text, string_attr=string_attr, cdata_only=cdata_only)
+    if string_attr is False:
+        value = strict_json(text)
+        if value is NOT_JSON:
+            return text, True
+        if not admits(types, value) and "string" in types:
+            return text, False
+        return value, False
+    if "string" in types:
+        return text, False
+    value = strict_json(text)
+    if value is not NOT_JSON and not isinstance(value, str) and admits(types, value):
+        return value, False
+    return type_value(text, string_attr=None, cdata_only=cdata_only)
+
+
+def member_schema(object_schema: Any, key: str, root: Any = None) -> Any:
+    """The schema an object schema gives member `key`: `properties`, then a matching
+    `patternProperties`, then a schema-valued `additionalProperties`; None if none.
+    Looks one level into `allOf`."""
+    object_schema = resolve_local_ref(object_schema, root)
+    if not isinstance(object_schema, dict):
+        return None
+    candidates = [object_schema]
+    if isinstance(object_schema.get("allOf"), list):
+        candidates += [resolve_local_ref(s, root) for s in object_schema["allOf"]]
+    for candidate in candidates:
+        if not isinstance(candidate, dict):
+            continue
+        properties = candidate.get("properties")
+        if isinstance(properties, dict) and key in properties:
+            return properties[key]
+    for candidate in candidates:
+        if not isinstance(candidate, dict):
+            continue
+        patterns = candidate.get("patternProperties")
+        if isinstance(patterns, dict):
+            for pattern, sub in patterns.items():
+                try:
+                    if re.search(pattern, key):
+                        return sub
+                except (re.error, TypeError):
+                    continue
+        extra = candidate.get("additionalProperties")
+        if isinstance(extra, dict):
+            return extra
+    return None
+
+
+def item_schema(array_schema: Any, index: int, root: Any = None) -> Any:
+    """The schema an array schema gives item `index` (`prefixItems`, then `items`;
+    the pre-2020 list form of `items` with `additionalItems`); None if none."""
+    array_schema = resolve_local_ref(array_schema, root)
+    if not isinstance(array_schema, dict):
+        return None
+    prefix = array_schema.get("prefixItems")
+    items = array_schema.get("items")
+    if isinstance(items, list):  # draft 4-7 tuple form
+        prefix, items = items, array_schema.get("additionalItems")
+    if isinstance(prefix, list) and index < len(prefix):
+        return prefix[index]
+    return items if isinstance(items, (dict, bool)) else None
+
+
+def type_arguments(params: Sequence[tuple[str, str, bool | None, bool]],
+                   parameters_schema: Any) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Type a call's XML parameters, in document order; returns (arguments, json_errors).
+
+    A repeated name gives a list, in order; when the property is an array, its items are
+    typed by the array's item schemas, else each by the property's own schema.
+    `json_errors` names the parameters whose `string="false"` text was not JSON, in the
+    document order of those texts, each name once. With `parameters_schema=None` this is
+    exactly SPEC 3's typing.
+    """
+    counts: dict[str, int] = {}
+    for name, _, _, _ in params:
+        counts[name] = counts.get(name, 0) + 1
+    schemas: dict[str, tuple[Any, bool]] = {}
+    for name, count in counts.items():
+        prop = (member_schema(parameters_schema, name, parameters_schema)
+                if parameters_schema is not None else None)
+        as_array = (count > 1 and prop is not None
+                    and "array" in (schema_types(prop, parameters_schema) or ()))
+        schemas[name] = (prop, as_array)
+    values: dict[str, list[Any]] = {}
+    flagged: dict[str, None] = {}
+    for name, text, string_attr, cdata_only in params:
+        prop, as_array = schemas[name]
+        typed_so_far = values.setdefault(name, [])
+        sub = item_schema(prop, len(typed_so_far), parameters_schema) if as_array else prop
+        if sub is None:
+            value, json_error = type_value(text, string_attr=string_attr, cdata_only=cdata_only)
+        else:
+            value, json_error = type_by_schema(text, string_attr=string_attr,
+                                               cdata_only=cdata_only, schema=sub,
+                                               root=parameters_schema)
+        if json_error:
+            flagged[name] = None
+        typed_so_far.append(value)
+    arguments = {name: items if counts[name] > 1 else items[0]
+                 for name, items in values.items()}
+    return arguments, tuple(flagged)
