@@ -9,56 +9,83 @@ was not given is `rejected` with reason `unknown_tool`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from toolparse._errors import ConfigError
 from toolparse._events import ToolCall
+from toolparse._repair import RepairConfig, RepairOutcome, check_tools, repair_tool_call
 from toolparse._transform import RawCall
-from toolparse._typing import type_value
+from toolparse._typing import type_arguments
 
-__all__ = ["CallPolicy", "build_calls", "type_raw_params"]
+__all__ = ["CallPolicy", "build_calls", "make_policy"]
 
 
 @dataclass(frozen=True, slots=True)
 class CallPolicy:
-    """What `tools=`, `model=` and `repair=` asked for."""
+    """What `tools=`, `model=` and `repair=` asked for, checked once up front."""
 
-    schemas: Mapping[str, Mapping[str, Any]] | None = None
-    """Tool name -> parameters schema; None when no tools were given."""
-    model: str | None = None
-    config: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    schemas: Mapping[str, Any]
+    """Tool name -> parameters schema (validated)."""
+    model: str | None
+    config: RepairConfig
 
 
-def type_raw_params(params: Sequence[Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """SPEC 3 typing of a parameter list: a repeated name gives a list, in order."""
-    arguments: dict[str, Any] = {}
-    repeated: set[str] = set()
-    json_errors: list[str] = []
-    for p in params:
-        value, json_error = type_value(p.text, string_attr=p.string_attr, cdata_only=p.cdata_only)
-        if json_error:
-            json_errors.append(p.name)
-        if p.name not in arguments:
-            arguments[p.name] = value
-        elif p.name in repeated:
-            arguments[p.name].append(value)
-        else:
-            arguments[p.name] = [arguments[p.name], value]
-            repeated.add(p.name)
-    return arguments, tuple(dict.fromkeys(json_errors))
+def make_policy(tools: Any, model: Any, repair: Any) -> CallPolicy | None:
+    """Check the tool options of `parse`/`StreamParser`; None when no tools were given.
+
+    Raises SchemaError naming the tool for a bad definition (now, not at the first
+    call), ConfigError for a bad `repair`, TypeError for a `model` that is not a string.
+    """
+    if model is not None and not isinstance(model, str):
+        raise TypeError(f"model must be a model route string, not {type(model).__name__}")
+    if repair is None:
+        config = RepairConfig()
+    elif isinstance(repair, RepairConfig):
+        config = repair
+    elif isinstance(repair, Mapping):
+        config = RepairConfig.from_mapping(repair)
+    else:
+        raise ConfigError(f"repair must be a RepairConfig or a mapping, not {type(repair).__name__}")
+    if tools is None:
+        return None
+    return CallPolicy(schemas=check_tools(tools), model=model, config=config)
+
+
+def _as_tuples(rc: RawCall) -> list[tuple[str, str, bool | None, bool]]:
+    return [(p.name, p.text, p.string_attr, p.cdata_only) for p in rc.params]
 
 
 def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
                 policy: CallPolicy | None) -> tuple[ToolCall, ...]:
-    """The ToolCalls of one block whose source text `raw` starts at offset `start`."""
+    """The ToolCalls of one block whose source text `raw` starts at offset `start`.
+
+    Without tools: SPEC 3 typing, status `unchecked`. With tools: schema typing, then
+    `repair_tool_call`; a tool that was not given is `rejected` (`unknown_tool`). A
+    rejected call keeps its typed arguments, so it can be shown and explained.
+    """
     calls = []
     for rc in raw_calls:
+        schema = policy.schemas.get(rc.name) if policy is not None else None
         if rc.json_arguments is not None:
             arguments, json_errors = rc.json_arguments, ()
         else:
-            arguments, json_errors = type_raw_params(rc.params)
+            arguments, json_errors = type_arguments(_as_tuples(rc), schema)
+        status = "unchecked"
+        outcome: RepairOutcome | None = None
+        if policy is not None:
+            if schema is None:
+                outcome = RepairOutcome.unknown_tool(rc.name, policy.schemas)
+            else:
+                given: str | dict[str, Any] = (
+                    rc.json_text if rc.json_text is not None else arguments)
+                outcome = repair_tool_call(rc.name, given, schema, model=policy.model,
+                                           config=policy.config)
+            status = outcome.status
+            if outcome.arguments is not None:
+                arguments = outcome.arguments
         calls.append(ToolCall(
-            name=rc.name, arguments=arguments, raw=raw[rc.start - start:rc.end - start],
-            start=rc.start, end=rc.end, json_errors=json_errors))
+            name=rc.name, arguments=arguments, status=status, repair=outcome,  # type: ignore[arg-type]
+            raw=raw[rc.start - start:rc.end - start], start=rc.start, end=rc.end,
+            json_errors=json_errors))
     return tuple(calls)

@@ -44,7 +44,7 @@ from typing import Any, Final
 from lark import Token
 from lark.exceptions import UnexpectedInput
 
-from toolparse._calls import CallPolicy, build_calls
+from toolparse._calls import build_calls, make_policy
 from toolparse._dialect import Dialect, resolve_dialect
 from toolparse._errors import ChunkTypeError, StreamClosedError
 from toolparse._events import Event, ParseResult, Text, ToolCallBlock
@@ -135,7 +135,7 @@ class StreamParser:
         if isinstance(max_capture, bool) or not isinstance(max_capture, int) or max_capture < 1:
             raise ValueError(f"max_capture must be a positive int, not {max_capture!r}")
         self._dialect = resolve_dialect(dialect)
-        self._policy = _policy(tools, model, repair)
+        self._policy = make_policy(tools, model, repair)
         self._max_capture = max_capture
         self._md = MarkdownTracker()
         self._md_queue: list[str] = []
@@ -508,12 +508,6 @@ class StreamParser:
         if pending:
             events.append(_make_text("".join(pending)))
         return events
-
-
-def _policy(tools: Any, model: str | None, repair: Any) -> CallPolicy | None:
-    if tools is None and model is None and repair is None:
-        return None
-    return CallPolicy(schemas=None, model=model, config=repair)
 
 
 def parse(text: str, dialect: str | Dialect = "deepseek", *,

@@ -53,12 +53,20 @@ class RawCall:
     params: tuple[RawParam, ...]
     json_arguments: dict[str, Any] | None
     """The arguments when the body was a JSON object; None for a parameter body."""
+    json_text: str | None
+    """That JSON object as written (repair returns it byte for byte when valid)."""
     start: int
     end: int
 
 
 @dataclass(frozen=True, slots=True)
 class _Cdata:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _JsonBody:
+    value: dict[str, Any]
     text: str
 
 
@@ -122,19 +130,20 @@ class BlockTransformer(Transformer[Token, Any]):
     def invoke(self, open_tag: Token, *rest: Any) -> RawCall:
         name, _ = self._name(open_tag)
         if not rest:  # self-closing
-            return RawCall(name, (), None, _start(open_tag), _end(open_tag))
+            return RawCall(name, (), None, None, _start(open_tag), _end(open_tag))
         body, close_tag = rest[:-1], rest[-1]
-        if len(body) == 1 and isinstance(body[0], dict):
-            return RawCall(name, (), body[0], _start(open_tag), _end(close_tag))
+        if len(body) == 1 and isinstance(body[0], _JsonBody):
+            return RawCall(name, (), body[0].value, body[0].text, _start(open_tag), _end(close_tag))
         params = tuple(item for item in body if isinstance(item, RawParam))
-        return RawCall(name, params, None, _start(open_tag), _end(close_tag))
+        return RawCall(name, params, None, None, _start(open_tag), _end(close_tag))
 
     @v_args(inline=True)
-    def json_body(self, *pieces: Token) -> dict[str, Any]:
-        value = strict_json("".join(pieces))
+    def json_body(self, *pieces: Token) -> _JsonBody:
+        text = "".join(pieces).strip()
+        value = strict_json(text)
         if value is NOT_JSON or not isinstance(value, dict):
             raise BlockRejected("the invoke body is not a JSON object")
-        return value
+        return _JsonBody(value, text)
 
     @v_args(inline=True)
     def param(self, open_tag: Token, *rest: Any) -> RawParam:
