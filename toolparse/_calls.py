@@ -67,8 +67,9 @@ def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
     calls = []
     for rc in raw_calls:
         schema = policy.schemas.get(rc.name) if policy is not None else None
+        json_errors: tuple[str, ...] = ()
         if rc.json_arguments is not None:
-            arguments, json_errors = rc.json_arguments, ()
+            arguments = rc.json_arguments
         else:
             arguments, json_errors = type_arguments(_as_tuples(rc), schema)
         status = "unchecked"

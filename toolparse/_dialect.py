@@ -170,13 +170,13 @@ def _load(text: str, path: Path, name: str) -> Dialect:
                            path=str(path), rule="attribute")
     ignored = tuple(terminals[n] for n in parser.lexer_conf.ignore if n in terminals)
     attribute = re.compile(terminals[attribute_name].pattern)
-    transformer.attribute = attribute
+    transformer.attribute_pattern = attribute
 
     opener_rule: dict[str, str] = {}
     for start in ("block", "orphan_block"):
         if start not in starts:
             continue
-        for term in parser.parse_interactive(start=start).choices():
+        for term in parser.parse_interactive(start=start).choices():  # type: ignore[no-untyped-call]
             if term.isupper() and term in terminals:
                 opener_rule.setdefault(term, start)
     openers = tuple(sorted((terminals[n] for n in opener_rule), key=lambda t: t.sort_key))

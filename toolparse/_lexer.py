@@ -25,7 +25,7 @@ so re-trying a held atom costs at most MAX_ATOM per chunk.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -67,7 +67,7 @@ class TerminalSpec:
     """The characters a match can start with; None when it could be almost any."""
 
     @classmethod
-    def compile(cls, name: str, pattern: str, flags: frozenset[str] | set[str], priority: int,
+    def compile(cls, name: str, pattern: str, flags: Collection[str], priority: int,
                 max_width: int) -> TerminalSpec:
         inline_flags = "".join(sorted(flags))
         source = f"(?{inline_flags}:{pattern})" if inline_flags else pattern
@@ -150,7 +150,7 @@ def first_chars(pattern: str) -> frozenset[str] | None:
     large or unknown (then the terminal is tried at every position). Read from the
     standard library's regex parser; any surprise there just means "unknown"."""
     try:
-        import re._parser as sre_parse  # the stdlib's parser of regex syntax
+        import re._parser as sre_parse  # type: ignore[import-not-found]  # stdlib regex parser
 
         found, _nullable = _first_of_sequence(sre_parse.parse(pattern), ignore_case=False)
     except Exception:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import enum
 import re
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Final
 
 from lark import Token
@@ -62,7 +63,7 @@ _MD_BATCH: Final = 1 << 16
 
 # Fast construction of frozen Text events on the hot path (skips dataclass __init__).
 _new = object.__new__
-_set_text = Text.__dict__["text"].__set__  # type: ignore[attr-defined]
+_set_text = Text.__dict__["text"].__set__
 
 
 def _make_text(text: str) -> Text:
@@ -83,6 +84,17 @@ def _make_token(name: str, value: str, start: int, end: int) -> Token:
     token.end_pos = end
     token.line = token.column = token.end_line = token.end_column = None
     return token
+
+
+def _absence_test(chars: str, search: Callable[[str], Any]) -> Callable[[str], bool]:
+    """A function telling that a chunk holds none of `chars` (the fast path's test)."""
+    if len(chars) == 1:
+        def absent(chunk: str) -> bool:
+            return chars not in chunk
+    else:
+        def absent(chunk: str) -> bool:
+            return search(chunk) is None
+    return absent
 
 
 class _Mode(enum.Enum):
@@ -144,7 +156,7 @@ class StreamParser:
         self._tail = ""
         self._base = 0            # stream offset of self._tail[0]
         self._capture: _Capture | None = None
-        self._held: deque[str | _HeldBlock] = deque()
+        self._held: deque[str | ToolCallBlock | _HeldBlock] = deque()
         self._unresolved: dict[int, _HeldBlock] = {}
         self._held_limit = -1     # offset where held output gives up; -1: nothing held
         self._out: list[str | ToolCallBlock] = []
@@ -159,10 +171,7 @@ class StreamParser:
         self._held_atom: Any = None
         chars = self._dialect.opener_chars
         self._opener_search = re.compile("[" + re.escape(chars) + "]").search
-        if len(chars) == 1:
-            self._opener_absent = lambda chunk, _c=chars: _c not in chunk
-        else:
-            self._opener_absent = lambda chunk, _s=self._opener_search: _s(chunk) is None
+        self._opener_absent = _absence_test(chars, self._opener_search)
         # True when the fast path applies: SCAN mode, nothing waiting, nothing held.
         self._plain = True
         self._opener_probe = self._dialect.opener_probe.match

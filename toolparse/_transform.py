@@ -98,12 +98,12 @@ _TRAILING_NEWLINE = re.compile(r"\r?\n[ \t]*\Z")
 class BlockTransformer(Transformer[Token, Any]):
     """Builds `RawCall`s from the rules of a tool-call grammar."""
 
-    attribute: re.Pattern[str]
+    attribute_pattern: re.Pattern[str]
     """The dialect's ATTRIBUTE terminal; set by the dialect loader."""
 
     def _attributes(self, tag: Token) -> dict[str, str]:
         found: dict[str, str] = {}
-        for m in self.attribute.finditer(tag):
+        for m in self.attribute_pattern.finditer(tag):
             key = m.group(1)
             if key in found:
                 raise BlockRejected(f"attribute {key!r} repeated in {str(tag)!r}")
