@@ -1,7 +1,5 @@
 """Markdown code context for the stream engine (SPEC section 4).
 
-INTERFACE STUB: the real tracker replaces this file. It answers TEXT everywhere.
-
 The engine feeds every character that is not inside a recognised tool block to a
 `MarkdownTracker`, in order, in pieces of any size (one character to megabytes). When
 it meets a tag that could start a tool block, it asks `context()`: is the next
@@ -19,12 +17,83 @@ character inside Markdown code?
 
 Tickets are numbered from 0 up in the order `context()` issued them; a resolution may
 come for a later ticket before an earlier one. A ticket whose block failed is simply
-ignored by the engine (the tracker need not be told).
+ignored by the engine (the tracker need not be told). `context()` assumes, as the engine
+guarantees, that the next character is the `<` of the tag.
+
+Theory of operation
+-------------------
+The tracker is CommonMark's two-phase parser (commonmark.js `incorporateLine`, checked
+against markdown-it-py, the reference for SPEC 4) turned inside out so that it never
+needs a whole line or paragraph:
+
+*Block phase, per line.* At a line start the tracker holds the line's first characters
+(`_lb_parts`) until its block structure is decided: which open containers (block quotes, list
+items) it continues, whether it ends or interrupts the open leaf, and what it starts.
+Most lines decide on their first non-space character. A few need more: a line that may
+be a thematic break, a setext underline or a closing fence (nothing but marker
+characters and spaces so far) waits for a character that rules it out or for the end
+of the line; while only such characters arrive, new pieces are appended without
+re-examination (the "wait set"). Two kinds of line need their whole text and are
+*speculated*: a line opening with 3+ backticks is a fence opener unless a backtick
+follows on the line, and a `<` line outside a paragraph is an HTML block of kind 7 if it
+is one complete tag. Their text is buffered until a backtick, the automaton's failure,
+or the line end decides, and then replayed once into the inline phase.
+
+*Inline phase, per paragraph (or heading).* Only backtick runs, backslashes, `<` and
+line endings matter. A code span opens at a run of N backticks and closes at the next
+run of exactly N, left to right. The tracker keeps the stack of "stuck" openers: i1 is
+the first run not yet closed, i(j+1) the first one after ij under the hypothesis that
+i1..ij never close (their lengths differ). A run of length n that equals len(ij) closes
+ij: everything issued after ij is code, whatever happens to earlier openers, and the
+stack is cut back to i1..i(j-1); any other run is pushed. A ticket is attached to the
+stack top when issued: an empty stack means TEXT at once, a close below it means code,
+the paragraph's end means text.
+
+*Raw HTML and autolinks* win against a code span when they start first (`<a
+title="`">`: that backtick is no run), but whether `<...` is a complete tag is known
+only at its end. A tag that may still complete is a *candidate*, stepped through a
+compiled automaton; it splits the inline state into hypotheses: "the candidate
+completes" (the runs inside it are not openers, though they still close earlier
+openers, as markdown-it's closer scan sees them) and "it fails" (they are ordinary
+runs). The stack is laid out by level (`_bases`); level j is the view that the first j
+candidates fail. A run that closes an opener of level L drops the deeper levels (their
+candidates started inside the new span); a completing candidate drops the levels
+nested in it; a failing one merges its level into its parent's. Tickets issued while
+candidates are alive carry one attachment per level (`_BranchTicket`) and resolve when
+the levels agree. Nesting is capped at `_MAX_CANDIDATES`.
+
+*Tool blocks* (SPEC G3a) are atoms: `opaque(raw)` advances the inline state past them
+without a run, a fence, a line ending or a blank line. Their text is read for three
+questions about the Markdown around them, which a CommonMark parser answers from those
+characters: the first line finishes a line-type decision waiting on it (an HTML block
+start at that `<`; whether a possible fence opener has a backtick after its run; a line
+ending in the block ends the line for that decision), raw-HTML candidates opened before
+the block step through it (its `"` may end an earlier attribute value), and an end
+condition of HTML block kinds 1-5 in it ends that block with the current line.
+
+Complexity goal: total work is linear in the input (every character is examined a
+bounded number of times: once by a compiled search, at most once more if it sits in a
+held line start or a speculated line, and once per live candidate automaton, at most
+`_MAX_CANDIDATES`). Memory is bounded by the undecided start of the current line (or a
+speculated line), the opener stack (lengths are distinct, so O(sqrt(paragraph))), the
+candidate levels and the outstanding tickets. A piece of mid-line paragraph text with
+no special character costs one regular-expression search.
 """
 
 from __future__ import annotations
 
+import bisect
 import enum
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import lark
+import regex
+
+from toolparse._errors import GrammarError
+from toolparse._resources import grammar_path
 
 __all__ = ["Context", "MarkdownTracker", "Resolution"]
 
@@ -33,25 +102,456 @@ Resolution = tuple[int, bool]
 
 
 class Context(enum.Enum):
+    """The code context of the next character."""
+
     TEXT = "text"
     CODE = "code"
     PENDING = "pending"
 
 
+# --------------------------------------------------------------------------- syntax
+
+_GRAMMAR = "markdown.lark"
+
+# How many raw-HTML candidates may nest (each inside a quoted value of the previous).
+# A `<` beyond that is read as a literal character.
+_MAX_CANDIDATES = 4
+
+# A tab advances to the next multiple of this many columns (CommonMark 2.2).
+_TAB_STOP = 4
+# Indentation of this many columns or more is indented code (CommonMark 4.4).
+_CODE_INDENT = 4
+
+
+@dataclass(frozen=True, slots=True)
+class _Syntax:
+    """Everything the tracker compiles from grammars/markdown.lark."""
+
+    backtick: str
+    tilde: str
+    backslash: str
+    tag_open: str
+    quote_marker: str
+    line_ending: re.Pattern[str]
+    eol_scan: re.Pattern[str]
+    block_start: re.Pattern[str]
+    plain_line: re.Pattern[str]
+    plain_lines: re.Pattern[str]
+    blank_line: re.Pattern[str]
+    atx: regex.Pattern[str]
+    fences: dict[str, regex.Pattern[str]]
+    fence_close: regex.Pattern[str]
+    thematic: regex.Pattern[str]
+    setext: regex.Pattern[str]
+    bullet: regex.Pattern[str]
+    ordered: regex.Pattern[str]
+    ordered_one: re.Pattern[str]
+    atx_first: frozenset[str]
+    setext_first: frozenset[str]
+    thematic_first: frozenset[str]
+    list_first: frozenset[str]
+    html_starts: tuple[regex.Pattern[str], ...]
+    html_ends: tuple[re.Pattern[str] | None, ...]
+    html_end_width: int
+    backtick_run: re.Pattern[str]
+    inline_scan: re.Pattern[str]
+    fence_info_scan: re.Pattern[str]
+    indent_run: re.Pattern[str]
+    wait_ws: re.Pattern[str]
+    terminals: dict[str, str]
+
+
+@functools.cache
+def _syntax() -> _Syntax:
+    path = grammar_path(_GRAMMAR)
+    try:
+        text = path.read_text(encoding="utf-8")
+        grammar = lark.Lark(text, parser=None, lexer="basic")
+    except lark.exceptions.LarkError as exc:  # a broken grammar file is API misuse
+        raise GrammarError(f"{path}: {exc}") from exc
+    regexps = {t.name: t.pattern.to_regexp() for t in grammar.terminals}
+    widths = {t.name: t.pattern.max_width for t in grammar.terminals}
+    literals = {t.name: t.pattern.value for t in grammar.terminals
+                if isinstance(t.pattern, lark.lexer.PatternStr)}
+
+    def need(name: str) -> str:
+        try:
+            return regexps[name]
+        except KeyError:
+            raise GrammarError(f"{path}: terminal {name} is missing") from None
+
+    def char(name: str) -> str:
+        value = literals.get(name)
+        if value is None or len(value) != 1:
+            raise GrammarError(f"{path}: terminal {name} must be one literal character")
+        return value
+
+    def partial(name: str) -> regex.Pattern[str]:
+        return regex.compile(need(name))
+
+    backtick, tilde = char("BACKTICK"), char("TILDE")
+
+    def first_chars(*names: str) -> frozenset[str]:
+        # The characters a block start can begin with (a fast pre-check before its
+        # regular expression), found by asking the expressions themselves.
+        starts = re.compile(need("BLOCK_START_SCAN"))
+        ascii_ = [chr(c) for c in range(0x21, 0x7F) if starts.fullmatch(chr(c))]
+        return frozenset(c for c in ascii_ for name in names
+                         if regex.compile(need(name)).match(c, partial=True))
+
+    block_start = need("BLOCK_START_SCAN")
+    # A line whose first non-space character (at most 3 spaces in) starts no block:
+    # the common case, decided by one match.
+    plain_line = re.compile(" {0,3}(?!" + block_start + ")[^ \t\r\n]")
+    # Paragraph text with nothing that changes the inline state, across the ends of
+    # lines that continue the paragraph as plain text: prose in one match.
+    inline_scan = need("INLINE_SCAN")
+    if not inline_scan.startswith("[") or inline_scan.startswith("[^"):
+        raise GrammarError(f"{path}: INLINE_SCAN must be a character class")
+    text_run = "[^" + inline_scan[1:] + "*"
+    plain_lines = re.compile(text_run + "(?:\n {0,3}(?!" + block_start + ")(?=[^ \t\r\n])"
+                             + text_run + ")*")
+    blank_line = re.compile("[ \t]*" + need("LINE_ENDING_SCAN"))
+    html_ends: list[re.Pattern[str] | None] = [None]
+    for kind in range(1, 6):
+        html_ends.append(re.compile(need(f"HTML_BLOCK_{kind}_END")))
+    html_ends += [None, None]
+    end_width = max(widths[f"HTML_BLOCK_{kind}_END"] for kind in range(1, 6))
+    return _Syntax(
+        backtick=backtick,
+        tilde=tilde,
+        backslash=char("BACKSLASH"),
+        tag_open=char("TAG_OPEN"),
+        quote_marker=char("BLOCKQUOTE_MARKER"),
+        line_ending=re.compile(need("LINE_ENDING")),
+        eol_scan=re.compile(need("LINE_ENDING_SCAN")),
+        block_start=re.compile(block_start),
+        plain_line=plain_line,
+        plain_lines=plain_lines,
+        blank_line=blank_line,
+        atx=partial("ATX_HEADING_MARKER"),
+        fences={backtick: partial("BACKTICK_FENCE"), tilde: partial("TILDE_FENCE")},
+        fence_close=partial("FENCE_CLOSE"),
+        thematic=partial("THEMATIC_BREAK"),
+        setext=partial("SETEXT_UNDERLINE"),
+        bullet=partial("BULLET_LIST_MARKER"),
+        ordered=partial("ORDERED_LIST_MARKER"),
+        ordered_one=re.compile(need("ORDERED_LIST_ONE")),
+        atx_first=first_chars("ATX_HEADING_MARKER"),
+        setext_first=first_chars("SETEXT_UNDERLINE"),
+        thematic_first=first_chars("THEMATIC_BREAK"),
+        list_first=first_chars("BULLET_LIST_MARKER", "ORDERED_LIST_MARKER"),
+        html_starts=tuple(partial(f"HTML_BLOCK_{kind}_START") for kind in range(1, 7)),
+        html_ends=tuple(html_ends),
+        html_end_width=end_width,
+        backtick_run=re.compile(need("BACKTICK_RUN")),
+        inline_scan=re.compile(need("INLINE_SCAN")),
+        fence_info_scan=re.compile(need("FENCE_INFO_SCAN")),
+        indent_run=re.compile(need("INDENT_RUN")),
+        wait_ws=re.compile("[^ \t]"),
+        terminals=regexps,
+    )
+
+
+@functools.cache
+def _wait_for_other_than(chars: str) -> re.Pattern[str]:
+    """A wait set: the held line start can only change at a character not in `chars`."""
+    return re.compile("[^" + re.escape(chars) + "]")
+
+
+# ------------------------------------------------------------------------- automata
+
+@dataclass(frozen=True, slots=True)
+class _DFA:
+    """A deterministic automaton: `table[state].get(char, default[state])`, -1 is dead."""
+
+    initial: int
+    table: tuple[dict[str, int], ...]
+    default: tuple[int, ...]
+    final: tuple[bool, ...]
+
+    def run(self, state: int, text: str) -> int:
+        table, default = self.table, self.default
+        for ch in text:
+            state = table[state].get(ch, default[state])
+            if state < 0:
+                return -1
+        return state
+
+
+def _unicode_whitespace_class() -> str:
+    # Python's `\s` (str patterns) is str.isspace(); interegular's is ASCII only.
+    return "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+
+
+def _expand_whitespace(pattern: str, spaces: str) -> str:
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            if pattern[i + 1] == "s":
+                out.append(spaces if in_class else "[" + spaces + "]")
+            else:
+                out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+        elif c == "]" and in_class:
+            in_class = False
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _compile_dfa(pattern: str) -> _DFA:
+    import interegular
+    from interegular.fsm import anything_else
+
+    fsm = interegular.parse_pattern(
+        _expand_whitespace(pattern, _unicode_whitespace_class())).to_fsm()
+    alphabet = fsm.alphabet
+    other = alphabet[anything_else]
+    states = sorted(fsm.states)
+    index = {s: n for n, s in enumerate(states)}
+    chars = [c for c in alphabet.keys() if c is not anything_else]
+    table: list[dict[str, int]] = []
+    default: list[int] = []
+    for s in states:
+        moves = fsm.map.get(s, {})
+        row = {}
+        for c in chars:
+            nxt = moves.get(alphabet[c])
+            row[c] = index[nxt] if nxt is not None else -1
+        nxt = moves.get(other)
+        dflt = index[nxt] if nxt is not None else -1
+        # markdown-it replaces NUL with U+FFFD before parsing.
+        row["\x00"] = row.get("\ufffd", dflt)
+        table.append(row)
+        default.append(dflt)
+    final = tuple(s in fsm.finals for s in states)
+    return _DFA(index[fsm.initial], tuple(table), tuple(default), final)
+
+
+@dataclass(frozen=True, slots=True)
+class _Automata:
+    inline: tuple[_DFA, ...]  # raw HTML, URI autolink, e-mail autolink
+    html_block_7: _DFA
+
+
+@functools.cache
+def _automata() -> _Automata:
+    regexps = _syntax().terminals
+    inline = tuple(_compile_dfa(regexps[name])
+                   for name in ("RAW_HTML", "URI_AUTOLINK", "EMAIL_AUTOLINK"))
+    return _Automata(inline=inline, html_block_7=_compile_dfa(regexps["HTML_BLOCK_7_LINE"]))
+
+
+# ------------------------------------------------------------------- inline state
+
+_ALIVE, _COMPLETE, _DEAD = 0, 1, 2
+
+
+class _Candidate:
+    """A `<` that may still be a complete raw HTML tag or autolink."""
+
+    __slots__ = ("dfas", "states")
+
+    def __init__(self, dfas: tuple[_DFA, ...], states: list[int]) -> None:
+        self.dfas = dfas
+        self.states = states
+
+    def step(self, ch: str) -> int:
+        alive = False
+        states = self.states
+        for k, dfa in enumerate(self.dfas):
+            s = states[k]
+            if s < 0:
+                continue
+            s = dfa.table[s].get(ch, dfa.default[s])
+            states[k] = s
+            if s >= 0:
+                if dfa.final[s]:
+                    return _COMPLETE
+                alive = True
+        return _ALIVE if alive else _DEAD
+
+
+def _new_candidate(tag_open: str) -> _Candidate | None:
+    dfas = _automata().inline
+    states = [d.table[d.initial].get(tag_open, d.default[d.initial]) for d in dfas]
+    if all(s < 0 for s in states):
+        return None
+    return _Candidate(dfas, states)
+
+
+class _Opener:
+    """A stuck backtick run: an opener not closed so far."""
+
+    __slots__ = ("length", "index", "tickets", "alive")
+
+    def __init__(self, length: int, index: int) -> None:
+        self.length = length
+        self.index = index
+        self.tickets: list[int] = []
+        self.alive = True
+
+
+_CODE_MARK = "code"  # a branch ticket's verdict at one level: it is in a span there
+
+
+class _BranchTicket:
+    """A ticket issued while raw-HTML candidates were alive: one attachment per level.
+
+    `attach[j]` is the opener the ticket follows in level j's view (None: no opener,
+    text for sure there), or `_CODE_MARK`. Levels past the end of the list share the
+    last entry (they were created after the ticket).
+    """
+
+    __slots__ = ("ticket", "attach")
+
+    def __init__(self, ticket: int, attach: list[Any]) -> None:
+        self.ticket = ticket
+        self.attach = attach
+
+
+# ------------------------------------------------------------------- block state
+
+class _Container:
+    __slots__ = ("quote", "content", "has_child")
+
+    def __init__(self, quote: bool, content: int) -> None:
+        self.quote = quote          # block quote, else list item
+        self.content = content      # list item: columns of the content (marker + padding)
+        self.has_child = False
+
+
+# Leaf blocks (the innermost open non-container block).
+_NO_LEAF, _PARA, _HEADING, _FENCE, _ICODE, _HTML = range(6)
+
+# Modes: what the characters of the current line mean.
+(_LINE_START, _INLINE, _CODE_LINE, _HTML_LINE, _SPEC_FENCE, _SPEC_HTML7) = range(6)
+
+# Outcomes of the line-start machine.
+(_O_CODE, _O_HTML, _O_INLINE, _O_HEADING, _O_FENCE_SPEC, _O_HTML7_SPEC,
+ _O_DONE) = range(7)
+
+
+class _NeedMore(Exception):
+    """The held line start cannot be decided yet; `wait` says what could decide it."""
+
+    def __init__(self, wait: re.Pattern[str] | None) -> None:
+        self.wait = wait
+
+
 class MarkdownTracker:
     """Follows CommonMark 0.31.2 block and code-span structure over a text stream."""
 
-    __slots__ = ()
+    __slots__ = (
+        "_syn", "_scan", "_out", "_next_ticket", "_mode", "_after_cr", "_ls_dirty",
+        # blocks
+        "_blocks", "_leaf", "_fence_char", "_fence_len", "_html_kind", "_html_tail",
+        "_html_closing",
+        # line start machine
+        "_lb_parts", "_lb_len", "_marks", "_ls_off", "_ls_col", "_ls_ptab",
+        "_ls_stage", "_ls_k", "_ls_leaf_ok", "_ls_closed", "_ls_started", "_ls_wait",
+        "_ls_no_break",
+        # speculated lines
+        "_spec_run", "_spec_dfa", "_spec_backtick",
+        # inline state
+        "_stack", "_len_at", "_cands", "_bases", "_branch", "_run", "_run_esc",
+        "_esc", "_heading",
+    )
+
+    def __init__(self) -> None:
+        self._syn = _syntax()
+        self._scan = self._syn.inline_scan.search
+        self._out: list[Resolution] = []
+        self._next_ticket = 0
+        self._mode = _LINE_START
+        self._after_cr = False
+        self._blocks: list[_Container] = []
+        self._leaf = _NO_LEAF
+        self._fence_char = ""
+        self._fence_len = 0
+        self._html_kind = 0
+        self._html_tail = ""
+        self._html_closing = False
+        self._lb_parts: list[str] = []
+        self._lb_len = 0
+        self._marks: list[tuple[int, int | str]] = []
+        self._ls_wait: re.Pattern[str] | None = None
+        self._spec_run = 0
+        self._spec_dfa = 0
+        self._spec_backtick = False
+        self._stack: list[_Opener] = []
+        self._len_at: dict[int, int] = {}
+        self._cands: list[_Candidate] = []
+        self._bases: list[int] = []
+        self._branch: list[_BranchTicket] = []
+        self._run = 0
+        self._run_esc = False
+        self._esc = False
+        self._heading = False
+        self._reset_line()
+
+    # ================================================================ public API
 
     def feed(self, text: str) -> list[Resolution]:
         """Consume `text` as Markdown; return the tickets this text resolved."""
-        return []
+        if (self._mode == _INLINE and self._scan(text) is None and not self._cands
+                and not self._esc and not self._run and not self._out):
+            return []  # mid-line paragraph text with nothing that changes state
+        if text:
+            self._dispatch(text)
+        return self._flush()
 
     def context(self) -> tuple[Context, int]:
         """The code context of the next character (the `<` of a tool tag).
 
         The ticket is -1 unless the context is PENDING.
         """
+        self._after_cr = False
+        mode = self._mode
+        if mode == _INLINE:
+            if self._run:
+                self._end_run()
+            if not self._stack:
+                return Context.TEXT, -1
+            ticket = self._new_ticket()
+            self._attach(ticket)
+            return Context.PENDING, ticket
+        if mode == _CODE_LINE:
+            return Context.CODE, -1
+        if mode == _HTML_LINE:
+            return Context.TEXT, -1
+        if mode == _SPEC_FENCE:
+            ticket = self._new_ticket()
+            self._marks.append((self._lb_len, ticket))
+            return Context.PENDING, ticket
+        if mode == _SPEC_HTML7:
+            dfa = _automata().html_block_7
+            state = dfa.table[self._spec_dfa].get(self._syn.tag_open,
+                                                  dfa.default[self._spec_dfa])
+            if state < 0:  # the `<` ends the tag: the line is a paragraph after all
+                self._spec_html7_to_paragraph()
+                return self.context()
+            if not self._spec_backtick:
+                return Context.TEXT, -1
+            ticket = self._new_ticket()
+            self._marks.append((self._lb_len, ticket))
+            return Context.PENDING, ticket
+        # _LINE_START: decide the line as far as a `<` next allows.
+        if self._line_start(peek=True) >= 0:
+            return self.context()
+        # Stopped at the `<` itself: an HTML block start (kinds 1-6 interrupt a
+        # paragraph), a new paragraph or HTML block of kind 7 (TEXT either way), or a
+        # paragraph continuation line.
+        if self._leaf == _PARA and not self._ls_started and self._stack:
+            ticket = self._new_ticket()
+            self._marks.append((self._lb_len, ticket))
+            return Context.PENDING, ticket
         return Context.TEXT, -1
 
     def opaque(self, raw: str) -> list[Resolution]:
@@ -61,8 +561,1037 @@ class MarkdownTracker:
         open no code and close no code span. Only the block's first line may be read
         to finish deciding the type of the line it starts on (an HTML block start, say).
         """
-        return []
+        self._after_cr = False
+        cut = self._syn.eol_scan.search(raw)
+        first = raw[:cut.start()] if cut else raw
+        has_eol = cut is not None
+        if self._mode == _LINE_START and self._line_start(peek=True) < 0:
+            self._atom_at_line_start(raw, first, has_eol)
+            return self._flush()
+        mode = self._mode
+        if mode == _INLINE:
+            self._inline_atom(raw)
+        elif mode == _SPEC_FENCE:
+            if self._syn.backtick in first:
+                self._spec_fence_to_paragraph()
+                self._inline_atom(raw)
+            elif has_eol:
+                self._spec_fence_to_fence()
+            else:
+                self._marks.append((self._lb_len, raw))
+        elif mode == _SPEC_HTML7:
+            self._spec_html7_atom(raw, first, has_eol)
+        elif mode == _HTML_LINE:
+            self._html_atom(raw)
+        return self._flush()
 
     def finish(self) -> list[Resolution]:
         """End of stream: resolve every outstanding ticket."""
-        return []
+        if self._mode != _LINE_START or self._lb_len or self._marks:
+            # A virtual line ending decides the last line (a "\n" after a final "\r"
+            # is swallowed as part of it).
+            self._dispatch("\n")
+        self._after_cr = False
+        self._close_leaf()
+        self._blocks.clear()
+        return self._flush()
+
+    # ============================================================== dispatching
+
+    def _flush(self) -> list[Resolution]:
+        out = self._out
+        if out:
+            self._out = []
+        return out
+
+    def _new_ticket(self) -> int:
+        ticket = self._next_ticket
+        self._next_ticket = ticket + 1
+        return ticket
+
+    def _dispatch(self, text: str) -> None:
+        i, n = 0, len(text)
+        while i < n:
+            mode = self._mode
+            if mode == _INLINE:
+                i = self._inline_feed(text, i, n)
+            elif mode == _LINE_START:
+                i = self._line_start_feed(text, i, n)
+            elif mode == _CODE_LINE:
+                m = self._syn.eol_scan.search(text, i)
+                if m is None:
+                    return
+                i = self._end_line(text, m.start())
+            elif mode == _HTML_LINE:
+                i = self._html_feed(text, i, n)
+            elif mode == _SPEC_FENCE:
+                i = self._spec_fence_feed(text, i, n)
+            else:
+                i = self._spec_html7_feed(text, i, n)
+
+    def _end_line(self, text: str, j: int) -> int:
+        """The line ends at text[j] (a line ending character): start the next line."""
+        if text[j] == "\r":
+            if j + 1 < len(text):
+                if text[j + 1] == "\n":
+                    j += 1
+            else:
+                self._after_cr = True
+        self._mode = _LINE_START
+        if self._ls_dirty:
+            self._reset_line()
+        return j + 1
+
+    def _reset_line(self) -> None:
+        self._lb_parts = []
+        self._lb_len = 0
+        self._marks = []
+        self._ls_off = 0
+        self._ls_col = 0
+        self._ls_ptab = False
+        self._ls_stage = 0
+        self._ls_k = 0
+        self._ls_leaf_ok = False
+        self._ls_closed = False
+        self._ls_started = False
+        self._ls_wait = None
+        self._ls_no_break: dict[str, int] = {}
+        self._ls_dirty = False
+
+    # ============================================================ line start
+
+    def _line_start_feed(self, text: str, i: int, n: int) -> int:
+        if self._after_cr:
+            self._after_cr = False
+            if text[i] == "\n":
+                return i + 1
+        syn = self._syn
+        m = syn.eol_scan.search(text, i)
+        end = m.end() if m else n
+        if not self._lb_len and not self._marks and not self._blocks:
+            # Fast paths (no container is open): a plain paragraph line, a blank line,
+            # a line of a fenced or indented code block that cannot close it.
+            leaf = self._leaf
+            if leaf == _NO_LEAF or leaf == _PARA:
+                p = syn.plain_line.match(text, i, end)
+                if p is not None:
+                    self._leaf = _PARA
+                    self._mode = _INLINE
+                    return p.end() - 1
+            b = syn.blank_line.match(text, i, end)
+            if b is not None:
+                if leaf == _PARA or (leaf == _HTML and self._html_kind >= 6):
+                    self._close_leaf()
+                return self._end_line(text, b.end() - 1)
+            if leaf == _FENCE or leaf == _ICODE:
+                p = syn.indent_run.match(text, i, end)
+                k = p.end() if p is not None else i
+                if k < end and (p is None or "\t" not in p.group()):
+                    width = k - i
+                    if width >= _CODE_INDENT or (leaf == _FENCE
+                                                 and text[k] != self._fence_char):
+                        self._mode = _CODE_LINE
+                        return i
+        chunk = text[i:end]
+        wait = self._ls_wait
+        if wait is not None and m is None and wait.search(chunk) is None:
+            self._lb_parts.append(chunk)
+            self._lb_len += len(chunk)
+            return end
+        direct = not self._lb_len and not self._marks
+        self._lb_parts.append(chunk)
+        self._lb_len += len(chunk)
+        at = self._line_start(peek=False, replay=not direct)
+        if at < 0:
+            return end
+        return i + at if direct else end
+
+    def _held_line(self) -> str:
+        parts = self._lb_parts
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        return parts[0] if parts else ""
+
+    def _line_start(self, peek: bool, replay: bool = True) -> int:
+        """Run the line-start machine over the held line. Once the line's type is
+        decided, switch modes and return where the rest of the line starts in the held
+        text (which has been replayed unless `replay` is false); else return -1."""
+        self._ls_dirty = True
+        buf = self._held_line()
+        if peek:
+            buf += self._syn.tag_open
+        try:
+            outcome, at = self._ls_machine(buf)
+        except _NeedMore as need:
+            self._ls_wait = need.wait
+            # Drop what the machine has consumed: a held line start stays short
+            # however it arrives, and nothing before the registers is read again.
+            cut = self._ls_off
+            if cut:
+                self._lb_parts = [buf[cut:self._lb_len]]
+                self._lb_len -= cut
+                self._ls_off = 0
+                self._marks = [(off - cut, t) for off, t in self._marks]
+                self._ls_no_break = {c: q - cut for c, q in self._ls_no_break.items()}
+            return -1
+        self._ls_wait = None
+        return self._enter(outcome, buf[:self._lb_len] if peek else buf, at, replay)
+
+    def _enter(self, outcome: int, buf: str, at: int, replay: bool = True) -> int:
+        """Switch to the mode the line-start machine chose; replay the held text (or
+        return where the caller should go on with it)."""
+        marks = self._marks
+        self._lb_parts = []
+        self._lb_len = 0
+        self._marks = []
+        self._heading = outcome == _O_HEADING
+        if outcome == _O_INLINE or outcome == _O_HEADING:
+            self._mode = _INLINE
+        elif outcome == _O_CODE or outcome == _O_DONE:
+            self._mode = _CODE_LINE  # the rest of the line means nothing
+        elif outcome == _O_HTML:
+            self._mode = _HTML_LINE
+        elif outcome == _O_FENCE_SPEC:
+            self._mode = _SPEC_FENCE
+            self._spec_backtick = False
+            run = self._spec_run
+            self._lb_parts = [buf[at:at + run]]
+            self._lb_len = run
+            at += run
+        else:  # _O_HTML7_SPEC
+            self._mode = _SPEC_HTML7
+            self._spec_backtick = False
+            self._spec_dfa = _automata().html_block_7.initial
+        if replay:
+            self._replay(buf, at, marks)
+        return at
+
+    def _replay(self, buf: str, at: int, marks: list[tuple[int, int | str]]) -> None:
+        """Feed buf[at:] through the current mode, with tickets and atoms in place."""
+        for off, item in marks:
+            if off < at:
+                self._resolve_ticket(item, False)
+                continue
+            if off > at:
+                self._dispatch(buf[at:off])
+                at = off
+            self._place(item)
+        if at < len(buf):
+            self._dispatch(buf[at:])
+
+    def _place(self, item: int | str) -> None:
+        """A held ticket (an int) or tool block (its text) reaches the current mode."""
+        mode = self._mode
+        if isinstance(item, str):  # a tool block held with the line
+            raw = item
+            if mode == _INLINE:
+                self._inline_atom(raw)
+            elif mode == _SPEC_FENCE:
+                self._marks.append((self._lb_len, raw))
+            elif mode == _SPEC_HTML7:
+                cut = self._syn.eol_scan.search(raw)
+                self._spec_html7_atom(raw, raw[:cut.start()] if cut else raw,
+                                      cut is not None)
+            elif mode == _HTML_LINE:
+                self._html_atom(raw)
+            return
+        ticket = item
+        if mode == _INLINE:
+            if self._run:
+                self._end_run()
+            if not self._stack:
+                self._resolve_ticket(ticket, False)
+            else:
+                self._attach(ticket)
+        elif mode == _SPEC_FENCE or mode == _SPEC_HTML7:
+            self._marks.append((self._lb_len, ticket))
+        elif mode == _CODE_LINE:
+            self._resolve_ticket(ticket, True)
+        else:
+            self._resolve_ticket(ticket, False)
+
+    def _resolve_ticket(self, item: int | str, in_code: bool) -> None:
+        if isinstance(item, int):
+            self._out.append((item, in_code))
+
+    def _resolve_marks(self, marks: list[tuple[int, int | str]], in_code: bool) -> None:
+        for _, item in marks:
+            if isinstance(item, int):
+                self._out.append((item, in_code))
+
+    # ------------------------------------------------------ the line-start machine
+    #
+    # commonmark.js `incorporateLine`, resumable: the registers (_ls_off, _ls_col,
+    # _ls_ptab: offset, column, partly consumed tab) and the stage are saved after
+    # every decided step, and a step that runs out of text raises _NeedMore before
+    # it changes anything. Offsets are relative to the held line.
+
+    def _nns(self, buf: str) -> tuple[int, int, bool]:
+        """The next non-space character from the registers: (offset, column, blank)."""
+        i = self._ls_off
+        col = self._ls_col
+        if i < len(buf):
+            ch = buf[i]
+            if ch != " " and ch != "\t":
+                return i, col, ch == "\n" or ch == "\r"
+        m = self._syn.indent_run.match(buf, i)
+        if m is not None:
+            j = m.end()
+            run = buf[i:j]
+            if "\t" in run:
+                for ch in run:
+                    col = col + _TAB_STOP - col % _TAB_STOP if ch == "\t" else col + 1
+            else:
+                col += j - i
+            i = j
+        if i >= len(buf):
+            raise _NeedMore(self._syn.wait_ws)
+        ch = buf[i]
+        return i, col, ch == "\n" or ch == "\r"
+
+    def _advance(self, buf: str, count: int, columns: bool) -> None:
+        off, col = self._ls_off, self._ls_col
+        ptab = self._ls_ptab
+        n = len(buf)
+        while count > 0 and off < n:
+            ch = buf[off]
+            if ch == "\t":
+                to_tab = _TAB_STOP - col % _TAB_STOP
+                if columns:
+                    ptab = to_tab > count
+                    step = count if to_tab > count else to_tab
+                    col += step
+                    if not ptab:
+                        off += 1
+                    count -= step
+                else:
+                    ptab = False
+                    col += to_tab
+                    off += 1
+                    count -= 1
+            elif ch == "\n" or ch == "\r":
+                break
+            else:
+                ptab = False
+                off += 1
+                col += 1
+                count -= 1
+        self._ls_off, self._ls_col, self._ls_ptab = off, col, ptab
+
+    def _goto(self, i: int, col: int) -> None:
+        self._ls_off, self._ls_col, self._ls_ptab = i, col, False
+
+    def _ls_machine(self, buf: str) -> tuple[int, int]:
+        syn = self._syn
+        blocks = self._blocks
+        n = len(buf)
+        # ---- stage 0: the open containers
+        if self._ls_stage == 0:
+            while self._ls_k < len(blocks):
+                cont = blocks[self._ls_k]
+                i, col, blank = self._nns(buf)
+                indent = col - self._ls_col
+                if cont.quote:
+                    if indent < _CODE_INDENT and buf[i] == syn.quote_marker:
+                        if i + 1 >= n:
+                            raise _NeedMore(None)
+                        self._goto(i, col)
+                        self._advance(buf, 1, False)
+                        if buf[self._ls_off] in " \t":
+                            self._advance(buf, 1, True)
+                    else:
+                        break
+                elif blank:
+                    if not cont.has_child:
+                        break
+                    self._goto(i, col)
+                elif indent >= cont.content:
+                    self._advance(buf, cont.content, True)
+                else:
+                    break
+                self._ls_k += 1
+            self._ls_stage = 1
+            if self._ls_k < len(blocks) or self._leaf == _NO_LEAF:
+                self._ls_stage = 2
+                self._ls_closed = self._ls_k == len(blocks)
+        # ---- stage 1: the open leaf
+        if self._ls_stage == 1:
+            i, col, blank = self._nns(buf)
+            indent = col - self._ls_col
+            leaf = self._leaf
+            if leaf == _FENCE:
+                if indent < _CODE_INDENT and buf[i] == self._fence_char:
+                    m = syn.fence_close.match(buf, i, partial=True)
+                    if m is not None:
+                        if m.partial:
+                            rest = buf[i:]
+                            fc = self._fence_char
+                            raise _NeedMore(_wait_for_other_than(fc) if rest.strip(fc) == ""
+                                            else syn.wait_ws)
+                        if len(m.group().rstrip(" \t")) >= self._fence_len:
+                            self._leaf = _NO_LEAF
+                            return _O_DONE, m.end()
+                return _O_CODE, i
+            if leaf == _ICODE:
+                if indent >= _CODE_INDENT or blank:
+                    return _O_CODE, i
+                self._ls_leaf_ok = False
+            elif leaf == _HTML:
+                if not (blank and self._html_kind >= 6):
+                    self._html_tail = ""
+                    self._html_closing = False
+                    return _O_HTML, i
+                self._ls_leaf_ok = False
+            else:  # paragraph
+                self._ls_leaf_ok = not blank
+            self._ls_stage = 2
+            self._ls_closed = self._ls_leaf_ok
+        # ---- stage 2: block starts
+        while True:
+            i, col, blank = self._nns(buf)
+            indent = col - self._ls_col
+            indented = indent >= _CODE_INDENT
+            ch = buf[i]
+            if not indented and syn.block_start.match(ch) is None:
+                break
+            in_para = self._leaf == _PARA and self._ls_leaf_ok and not self._ls_started
+            if not indented:
+                if ch == syn.quote_marker:
+                    if i + 1 >= n:
+                        raise _NeedMore(None)
+                    self._goto(i, col)
+                    self._advance(buf, 1, False)
+                    if buf[self._ls_off] in " \t":
+                        self._advance(buf, 1, True)
+                    self._close_unmatched()
+                    self._add_container(_Container(True, 0))
+                    continue
+                m = syn.atx.match(buf, i, partial=True) if ch in syn.atx_first else None
+                if m is not None:
+                    if m.partial:
+                        raise _NeedMore(None)
+                    self._close_unmatched()
+                    self._add_leaf(_HEADING)
+                    return _O_HEADING, m.end()
+                fence = syn.fences.get(ch)
+                if fence is not None:
+                    m = fence.match(buf, i, partial=True)
+                    if m is not None:
+                        if m.partial or m.end() == n:  # the run may go on
+                            raise _NeedMore(_wait_for_other_than(ch))
+                        if ch == syn.tilde:
+                            self._close_unmatched()
+                            self._add_leaf(_FENCE)
+                            self._fence_char, self._fence_len = ch, m.end() - i
+                            return _O_CODE, i
+                        self._spec_run = m.end() - i
+                        self._goto(i, col)
+                        return _O_FENCE_SPEC, i
+                if ch == syn.tag_open:
+                    kind = self._html_start_kind(buf, i)
+                    if kind:
+                        self._close_unmatched()
+                        self._add_leaf(_HTML)
+                        self._html_kind = kind
+                        self._html_tail = ""
+                        self._html_closing = False
+                        return _O_HTML, i
+                    if not in_para and not (not self._ls_closed and self._leaf == _PARA):
+                        self._close_unmatched()
+                        self._goto(i, col)
+                        return _O_HTML7_SPEC, i
+                if in_para and ch in syn.setext_first:
+                    m = syn.setext.match(buf, i, partial=True)
+                    if m is not None:
+                        if m.partial:
+                            raise _NeedMore(_wait_for_other_than(" \t" + ch))
+                        self._close_leaf()
+                        return _O_DONE, m.end()
+                m = (self._thematic_break(buf, i, ch)
+                     if ch in syn.thematic_first else None)
+                if m is not None:
+                    if m.partial:
+                        raise _NeedMore(_wait_for_other_than(" \t" + ch))
+                    self._close_unmatched()
+                    self._close_leaf()
+                    parent = self._blocks[-1] if self._blocks else None
+                    if parent is not None:
+                        parent.has_child = True
+                    return _O_DONE, m.end()
+                item = (self._list_marker(buf, i, col, indent, in_para)
+                        if ch in syn.list_first else None)
+                if item is not None:
+                    self._close_unmatched()
+                    self._add_container(item)
+                    continue
+                break
+            if not blank and self._leaf != _PARA:
+                self._advance(buf, _CODE_INDENT, True)
+                self._close_unmatched()
+                self._add_leaf(_ICODE)
+                return _O_CODE, i
+            break
+        return self._step_c(i, blank)
+
+    def _thematic_break(self, buf: str, i: int, ch: str) -> regex.Match[str] | None:
+        """THEMATIC_BREAK at buf[i]. The first character after i that is neither `ch`
+        nor a space or tab rules it out at every later position too, so it is
+        remembered for the line: nested list markers (`- - - - x`) do not re-scan
+        the rest of the line at each level."""
+        known = self._ls_no_break.get(ch)
+        if known is not None and known > i:
+            return None
+        other = _wait_for_other_than(" \t" + ch).search(buf, i)
+        if other is not None and buf[other.start()] not in "\r\n":
+            self._ls_no_break[ch] = other.start()
+            return None
+        return self._syn.thematic.match(buf, i, partial=True)
+
+    def _step_c(self, i: int, blank: bool) -> tuple[int, int]:
+        """No (further) block start: the rest of the line is text."""
+        if not self._ls_closed and not blank and self._leaf == _PARA:
+            return _O_INLINE, i  # lazy continuation
+        self._close_unmatched()
+        if blank:
+            return _O_DONE, i
+        if self._leaf != _PARA:
+            self._add_leaf(_PARA)
+        return _O_INLINE, i
+
+    def _html_start_kind(self, buf: str, i: int) -> int:
+        for kind, pattern in enumerate(self._syn.html_starts, 1):
+            m = pattern.match(buf, i, partial=True)
+            if m is not None:
+                if m.partial:
+                    raise _NeedMore(None)
+                return kind
+        return 0
+
+    def _list_marker(self, buf: str, i: int, col: int, indent: int,
+                     in_para: bool) -> _Container | None:
+        syn = self._syn
+        m = syn.bullet.match(buf, i, partial=True)
+        if m is None:
+            m = syn.ordered.match(buf, i, partial=True)
+            if m is None:
+                return None
+            if m.partial:
+                raise _NeedMore(None)
+            if in_para and syn.ordered_one.fullmatch(m.group()) is None:
+                return None
+        elif m.partial:
+            raise _NeedMore(None)
+        width = m.end() - i
+        n = len(buf)
+        if in_para:
+            # An item that interrupts a paragraph may not start with a blank line.
+            r = syn.indent_run.match(buf, m.end())
+            j = r.end() if r else m.end()
+            if j >= n:
+                raise _NeedMore(syn.wait_ws)
+            if buf[j] == "\n" or buf[j] == "\r":
+                return None
+        # Peek far enough for the spaces after the marker (at most 5 columns).
+        saved = (self._ls_off, self._ls_col, self._ls_ptab)
+        self._goto(i, col)
+        self._advance(buf, width, True)
+        start_col, start_off = self._ls_col, self._ls_off
+        while True:
+            self._advance(buf, 1, True)
+            if self._ls_off >= n:
+                self._ls_off, self._ls_col, self._ls_ptab = saved
+                raise _NeedMore(None)
+            nxt = buf[self._ls_off]
+            if not (self._ls_col - start_col < 5 and nxt in " \t"):
+                break
+        blank_item = nxt == "\n" or nxt == "\r"
+        spaces = self._ls_col - start_col
+        if spaces >= 5 or spaces < 1 or blank_item:
+            padding = width + 1
+            self._ls_col, self._ls_off = start_col, start_off
+            if buf[self._ls_off] in " \t":
+                self._advance(buf, 1, True)
+        else:
+            padding = width + spaces
+        return _Container(False, indent + padding)
+
+    def _close_unmatched(self) -> None:
+        if self._ls_closed:
+            return
+        if self._leaf != _NO_LEAF and not self._ls_leaf_ok:
+            self._close_leaf()
+        del self._blocks[self._ls_k:]
+        self._ls_closed = True
+
+    def _close_leaf(self) -> None:
+        if self._leaf == _PARA or self._leaf == _HEADING:
+            self._end_paragraph()
+        self._leaf = _NO_LEAF
+
+    def _add_container(self, cont: _Container) -> None:
+        self._close_leaf()
+        if self._blocks:
+            self._blocks[-1].has_child = True
+        self._blocks.append(cont)
+        self._ls_k = len(self._blocks)
+        self._ls_started = True
+        self._ls_closed = True
+
+    def _add_leaf(self, kind: int) -> None:
+        self._close_leaf()
+        if self._blocks:
+            self._blocks[-1].has_child = True
+        self._leaf = kind
+        self._ls_leaf_ok = True
+        self._ls_started = True
+
+    # ------------------------------------------------- a tool block at a line start
+
+    def _atom_at_line_start(self, raw: str, first: str, has_eol: bool) -> None:
+        """The line-start machine stopped at the `<` that begins a tool block: decide
+        the line from the block's first line, then take the block as an atom."""
+        buf = self._held_line()
+        at = self._lb_len
+        probe = buf + first + ("\n" if has_eol else "")
+        kind = 0
+        for k, pattern in enumerate(self._syn.html_starts, 1):
+            m = pattern.match(probe, at, partial=True)
+            if m is not None and not m.partial:
+                kind = k
+                break
+        marks = [(0, item) for _, item in self._marks]
+        self._lb_parts, self._lb_len, self._marks = [], 0, []
+        if kind:
+            self._close_unmatched()
+            self._add_leaf(_HTML)
+            self._html_kind, self._html_tail, self._html_closing = kind, "", False
+            self._mode = _HTML_LINE
+            self._resolve_marks(marks, False)
+            self._html_atom(raw)
+            return
+        in_para = self._leaf == _PARA and self._ls_leaf_ok and not self._ls_started
+        if not in_para and not (not self._ls_closed and self._leaf == _PARA):
+            # A new block: an HTML block of kind 7 if the first line is one tag.
+            self._close_unmatched()
+            self._mode = _SPEC_HTML7
+            self._spec_dfa = _automata().html_block_7.initial
+            self._spec_backtick = False
+            self._marks = marks
+            self._spec_html7_atom(raw, first, has_eol)
+            return
+        self._step_c(at, False)
+        self._mode = _INLINE
+        self._heading = False
+        self._replay("", 0, marks)
+        self._inline_atom(raw)
+
+    # ------------------------------------------------------- speculated fence line
+
+    def _spec_fence_feed(self, text: str, i: int, n: int) -> int:
+        m = self._syn.fence_info_scan.search(text, i)
+        if m is None:
+            self._lb_parts.append(text[i:n])
+            self._lb_len += n - i
+            return n
+        j = m.start()
+        if j > i:
+            self._lb_parts.append(text[i:j])
+            self._lb_len += j - i
+        if text[j] == self._syn.backtick:
+            self._spec_fence_to_paragraph()
+        else:
+            self._spec_fence_to_fence()
+        return j
+
+    def _spec_fence_to_paragraph(self) -> None:
+        """A backtick after the opening run: the line is paragraph text."""
+        buf = self._held_line()
+        marks = self._marks
+        self._lb_parts, self._lb_len, self._marks = [], 0, []
+        self._step_c(0, False)
+        self._mode = _INLINE
+        self._heading = False
+        self._replay(buf, 0, marks)
+
+    def _spec_fence_to_fence(self) -> None:
+        """The line ended with no backtick after the run: a fence opens."""
+        marks = self._marks
+        self._lb_parts, self._lb_len, self._marks = [], 0, []
+        self._close_unmatched()
+        self._add_leaf(_FENCE)
+        self._fence_char, self._fence_len = self._syn.backtick, self._spec_run
+        self._mode = _CODE_LINE
+        self._resolve_marks(marks, True)
+
+    # -------------------------------------------------- speculated HTML kind 7 line
+
+    def _spec_html7_feed(self, text: str, i: int, n: int) -> int:
+        dfa = _automata().html_block_7
+        table, default = dfa.table, dfa.default
+        state = self._spec_dfa
+        backtick = self._syn.backtick
+        j = i
+        while j < n:
+            ch = text[j]
+            if ch == "\n" or ch == "\r":
+                break
+            nxt = table[state].get(ch, default[state])
+            if nxt < 0:
+                break
+            if ch == backtick:
+                self._spec_backtick = True
+            state = nxt
+            j += 1
+        if j > i:
+            self._lb_parts.append(text[i:j])
+            self._lb_len += j - i
+        self._spec_dfa = state
+        if j == n:
+            return n
+        if (text[j] == "\n" or text[j] == "\r") and dfa.final[state]:
+            marks = self._marks
+            self._lb_parts, self._lb_len, self._marks = [], 0, []
+            self._add_leaf(_HTML)
+            self._html_kind, self._html_tail, self._html_closing = 7, "", False
+            self._mode = _HTML_LINE
+            self._resolve_marks(marks, False)
+            return j
+        self._spec_html7_to_paragraph()
+        return j
+
+    def _spec_html7_atom(self, raw: str, first: str, has_eol: bool) -> None:
+        """A tool block on a line that may be an HTML block of kind 7: its first line
+        decides (its line ending ends the line for that decision)."""
+        dfa = _automata().html_block_7
+        state = dfa.run(self._spec_dfa, first)
+        if state < 0 or (has_eol and not dfa.final[state]):
+            self._spec_html7_to_paragraph()
+            self._inline_atom(raw)
+        elif has_eol:
+            marks = self._marks
+            self._lb_parts, self._lb_len, self._marks = [], 0, []
+            self._add_leaf(_HTML)
+            self._html_kind, self._html_tail, self._html_closing = 7, "", False
+            self._mode = _HTML_LINE
+            self._resolve_marks(marks, False)
+        else:
+            self._spec_dfa = state
+            self._marks.append((self._lb_len, raw))
+
+    def _spec_html7_to_paragraph(self) -> None:
+        buf = self._held_line()
+        marks = self._marks
+        self._lb_parts, self._lb_len, self._marks = [], 0, []
+        self._add_leaf(_PARA)
+        self._mode = _INLINE
+        self._heading = False
+        self._replay(buf, 0, marks)
+
+    # ----------------------------------------------------------------- HTML lines
+
+    def _html_feed(self, text: str, i: int, n: int) -> int:
+        m = self._syn.eol_scan.search(text, i)
+        j = m.start() if m else n
+        kind = self._html_kind
+        if kind <= 5 and not self._html_closing and j > i:
+            seg = self._html_tail + text[i:j]
+            end = self._syn.html_ends[kind]
+            assert end is not None
+            if end.search(seg) is not None:
+                self._html_closing = True
+            else:
+                self._html_tail = seg[-(self._syn.html_end_width - 1):]
+        if m is None:
+            return n
+        if self._html_closing:
+            self._leaf = _NO_LEAF
+        return self._end_line(text, j)
+
+    def _html_atom(self, raw: str) -> None:
+        """A tool block inside an HTML block. Its lines are no Markdown lines (a blank
+        line in it does not end the block), but an end condition of kinds 1-5 in its
+        text ends the block with this line, as markdown-it, which sees that text, does."""
+        kind = self._html_kind
+        if kind <= 5 and not self._html_closing:
+            end = self._syn.html_ends[kind]
+            assert end is not None
+            if end.search(raw) is not None:
+                self._html_closing = True
+        self._html_tail = ""
+
+    # ============================================================== inline phase
+
+    def _inline_feed(self, text: str, i: int, n: int) -> int:
+        """Paragraph or heading content from text[i]; returns after the line ending
+        (the next line's start) or at n."""
+        syn = self._syn
+        scan = syn.inline_scan.search
+        backtick, backslash, tag_open = syn.backtick, syn.backslash, syn.tag_open
+        runs = syn.backtick_run
+
+        def run_end(at: int) -> int:
+            m = runs.match(text, at)
+            return m.end() if m is not None else at + 1
+
+        bulk = syn.plain_lines.match if not self._blocks else None
+        while i < n:
+            if self._cands or self._esc or self._run:
+                i = self._inline_slow(text, i, n)
+                if self._mode != _INLINE:
+                    return i
+                continue
+            if bulk is not None and not self._heading:
+                # No container: plain continuation lines need no line-start work.
+                plain = bulk(text, i)
+                j = plain.end() if plain is not None else i
+                if j >= n:
+                    return n
+            else:
+                m = scan(text, i)
+                if m is None:
+                    return n
+                j = m.start()
+            ch = text[j]
+            if ch == backtick:
+                k = run_end(j)
+                if k == n:
+                    self._run, self._run_esc = k - j, False
+                    return n
+                self._close_or_push(k - j, False)
+                i = k
+            elif ch == backslash:
+                if j + 1 == n:
+                    self._esc = True
+                    return n
+                nxt = text[j + 1]
+                if nxt == backtick:
+                    k = run_end(j + 1)
+                    if k == n:
+                        self._run, self._run_esc = k - j - 1, True
+                        return n
+                    self._close_or_push(k - j - 1, True)
+                    i = k
+                elif nxt == "\n" or nxt == "\r":
+                    i = j + 1
+                else:
+                    i = j + 2
+            elif ch == tag_open:
+                i = j + 1
+                if len(self._cands) < _MAX_CANDIDATES:
+                    cand = _new_candidate(tag_open)
+                    if cand is not None:
+                        if i < n:
+                            probe = _Candidate(cand.dfas, list(cand.states))
+                            if probe.step(text[i]) == _DEAD:
+                                continue
+                        self._push_candidate(cand)
+            else:
+                self._inline_eol()
+                return self._end_line(text, j)
+        return n
+
+    def _inline_slow(self, text: str, i: int, n: int) -> int:
+        """Character by character, while candidates are alive (or an escape or run is
+        pending); returns as soon as the fast scan can take over again."""
+        syn = self._syn
+        backtick, backslash, tag_open = syn.backtick, syn.backslash, syn.tag_open
+        while i < n:
+            ch = text[i]
+            if ch == backtick:
+                if self._cands:
+                    self._step_candidates(ch)
+                if not self._run:
+                    self._run_esc = self._esc
+                    self._esc = False
+                self._run += 1
+                i += 1
+                continue
+            if self._run:
+                self._end_run()
+            if ch == "\n" or ch == "\r":
+                self._inline_eol()
+                return self._end_line(text, i)
+            if self._cands and self._step_candidates(ch):
+                self._esc = False
+            elif self._esc:
+                self._esc = False
+            elif ch == backslash:
+                self._esc = True
+            elif ch == tag_open and len(self._cands) < _MAX_CANDIDATES:
+                cand = _new_candidate(tag_open)
+                if cand is not None:
+                    self._push_candidate(cand)
+            i += 1
+            if not self._cands and not self._esc:
+                return i
+        return n
+
+    def _inline_eol(self) -> None:
+        if self._run:
+            self._end_run()
+        self._esc = False
+        if self._cands:
+            self._step_candidates("\n")
+        if self._heading:
+            self._heading = False
+            self._close_leaf()
+
+    def _inline_atom(self, raw: str) -> None:
+        """A tool block inside paragraph text (SPEC G3a): an atom that opens and closes
+        nothing. Raw-HTML candidates that opened before it still read its characters,
+        as markdown-it would: they decide only whether that earlier `<` was a tag."""
+        if self._run:
+            self._end_run()
+        self._esc = False
+        if self._cands:
+            for ch in self._syn.line_ending.sub("\n", raw):
+                self._step_candidates(ch)
+                if not self._cands:
+                    break
+
+    # ------------------------------------------------------------- code spans
+
+    def _end_run(self) -> None:
+        length, escaped = self._run, self._run_esc
+        self._run, self._run_esc = 0, False
+        self._close_or_push(length, escaped)
+
+    def _close_or_push(self, length: int, escaped: bool) -> None:
+        """A complete backtick run (its first backtick escaped if `escaped`).
+
+        As a closer, the whole run counts (markdown-it scans for closers without
+        regard to escapes); as an opener, an escaped first backtick is literal.
+        """
+        index = self._len_at.get(length)
+        if index is not None:
+            self._close_at(index, bisect.bisect_right(self._bases, index))
+            return
+        if escaped:
+            length -= 1
+            if not length or length in self._len_at:
+                # An opener of this length is already stuck below: whatever closes
+                # this one closes that one first, so it adds nothing.
+                return
+        stack = self._stack
+        opener = _Opener(length, len(stack))
+        stack.append(opener)
+        self._len_at[length] = opener.index
+
+    def _close_at(self, index: int, level: int) -> None:
+        """The opener at `index` (in `level`'s part of the stack) is closed."""
+        stack = self._stack
+        out = self._out
+        len_at = self._len_at
+        for opener in stack[index:]:
+            opener.alive = False
+            del len_at[opener.length]
+            for ticket in opener.tickets:
+                out.append((ticket, True))
+        del stack[index:]
+        if len(self._cands) > level:
+            del self._cands[level:]
+            del self._bases[level:]
+        if self._branch:
+            for bt in self._branch:
+                attach = bt.attach
+                if len(attach) <= level:
+                    attach.extend([attach[-1]] * (level + 1 - len(attach)))
+                else:
+                    del attach[level + 1:]
+                here = attach[level]
+                if isinstance(here, _Opener) and not here.alive:
+                    attach[level] = _CODE_MARK
+            self._settle_branch()
+
+    # ------------------------------------------------------------- candidates
+
+    def _push_candidate(self, cand: _Candidate) -> None:
+        self._bases.append(len(self._stack))
+        self._cands.append(cand)
+
+    def _step_candidates(self, ch: str) -> bool:
+        """Step every live candidate; True if one completed (consuming `ch`)."""
+        cands = self._cands
+        j = 0
+        changed = False
+        while j < len(cands):
+            result = cands[j].step(ch)
+            if result == _ALIVE:
+                j += 1
+            elif result == _COMPLETE:
+                # The tag from candidate j is complete: the levels that assumed it
+                # fails, and the runs pushed there (inside the tag), are gone.
+                base = self._bases[j]
+                for opener in self._stack[base:]:
+                    opener.alive = False
+                    del self._len_at[opener.length]
+                del self._stack[base:]
+                del cands[j:]
+                del self._bases[j:]
+                for bt in self._branch:
+                    del bt.attach[j + 1:]
+                self._settle_branch()
+                return True
+            else:
+                # Not a tag: level j+1 (which read it as text) becomes level j.
+                del cands[j]
+                del self._bases[j]
+                for bt in self._branch:
+                    if len(bt.attach) > j + 1:
+                        del bt.attach[j]
+                changed = True
+        if changed and self._branch:
+            self._settle_branch()
+        return False
+
+    # ---------------------------------------------------------------- tickets
+
+    def _attach(self, ticket: int) -> None:
+        """Attach a ticket to the current position (the opener stack is not empty)."""
+        stack = self._stack
+        if not self._cands:
+            stack[-1].tickets.append(ticket)
+            return
+        attach: list[Any] = [stack[b - 1] if b > 0 else None for b in self._bases]
+        attach.append(stack[-1])
+        self._branch.append(_BranchTicket(ticket, attach))
+
+    def _settle_branch(self) -> None:
+        live = len(self._cands) + 1
+        keep = []
+        for bt in self._branch:
+            attach = bt.attach[:live]
+            bt.attach = attach
+            if all(a is _CODE_MARK for a in attach):
+                self._out.append((bt.ticket, True))
+            elif all(a is None for a in attach):
+                self._out.append((bt.ticket, False))
+            elif live == 1:
+                opener = attach[0]
+                assert isinstance(opener, _Opener)
+                opener.tickets.append(bt.ticket)
+            else:
+                keep.append(bt)
+        self._branch = keep
+
+    def _end_paragraph(self) -> None:
+        """The paragraph (or heading) ends: every open ticket is text, except those a
+        span in the surviving reading (all candidates fail) already covers."""
+        out = self._out
+        if self._run:
+            self._end_run()
+        for opener in self._stack:
+            opener.alive = False
+            for ticket in opener.tickets:
+                out.append((ticket, False))
+        live = len(self._cands) + 1
+        for bt in self._branch:
+            last = bt.attach[live - 1] if len(bt.attach) >= live else bt.attach[-1]
+            out.append((bt.ticket, last is _CODE_MARK))
+        self._stack = []
+        self._len_at = {}
+        self._cands = []
+        self._bases = []
+        self._branch = []
+        self._esc = False
+        self._heading = False
