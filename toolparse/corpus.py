@@ -1,0 +1,526 @@
+"""The corpus: model outputs next to the events SPEC.md says they give.
+
+A corpus is a directory tree of cases, in the manner of markdown-it-py's spec fixtures
+and tomli's toml-test pairs. A case is a group directory and a file stem:
+
+    corpus/<group>/<case>.txt             the model output, byte for byte
+    corpus/<group>/<case>.expected.jsonl  the expected events, one JSON object a line:
+                                          {"text": "..."} or
+                                          {"calls": [{"name", "arguments", "status"?}],
+                                           "raw": "..."}
+    corpus/<group>/<case>.tools.json      optional: tool definitions, passed as `tools=`
+    corpus/<group>/<case>.meta.json       optional: {"dialect": ..., "description": ...}
+
+A case is named by its path relative to the corpus root (`realistic/x.txt`); its group
+is the directory that holds it. Running a case parses it whole, one character at a
+time and at three random chunkings seeded from its name (so every run cuts it the same
+way), and compares each outcome with the expected events: adjacent text merged, text
+and raw exactly, arguments as JSON values (`true` is not `1`), and `status` only where
+the expected file states it. A failure renders as a diff that names the chunkings.
+
+This module is shared by the `toolparse corpus` command, the test suite and anyone with
+a corpus of their own:
+
+    cases = toolparse.corpus.find_cases("my-corpus")
+    results = [toolparse.corpus.run_case(case) for case in cases]
+    print(toolparse.corpus.summary_table(results))
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import random
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from toolparse._dialect import Dialect
+from toolparse._errors import ToolparseError
+from toolparse._events import Event, Text, ToolCallBlock
+from toolparse._stream import StreamParser
+
+__all__ = [
+    "CASE_SUFFIX",
+    "EXPECTED_SUFFIX",
+    "META_SUFFIX",
+    "TOOLS_SUFFIX",
+    "Case",
+    "CaseResult",
+    "CorpusError",
+    "Outcome",
+    "Update",
+    "bundled_corpus",
+    "chunkings",
+    "event_records",
+    "find_cases",
+    "load_case",
+    "records_match",
+    "render_records",
+    "run_case",
+    "summary_table",
+    "update_case",
+]
+
+CASE_SUFFIX: Final = ".txt"
+EXPECTED_SUFFIX: Final = ".expected.jsonl"
+TOOLS_SUFFIX: Final = ".tools.json"
+META_SUFFIX: Final = ".meta.json"
+
+RANDOM_CHUNKINGS: Final = 3
+"""How many seeded random chunkings each case runs at, besides whole and 1-char."""
+
+RANDOM_CHUNK_SIZES: Final = (1, 12)
+"""Random chunk lengths lie in this range (inclusive): short, like model deltas, so
+that tags and markers are split in many places."""
+
+DEFAULT_DIALECT: Final = "deepseek"
+
+_CORPUS_DIRS: Final = (
+    Path(__file__).resolve().parent / "_corpus",          # inside an installed wheel
+    Path(__file__).resolve().parent.parent / "corpus",    # a source checkout
+)
+
+
+class CorpusError(ToolparseError, ValueError):
+    """A corpus path or case file cannot be read; the message names the file and line."""
+
+
+Record = dict[str, Any]
+"""One expected-file line: `{"text": ...}` or `{"calls": [...], "raw": ...}`."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Case:
+    """One corpus case, read from its files."""
+
+    path: Path
+    """The model output file (`<case>.txt`)."""
+
+    id: str
+    """The path relative to the corpus root, with `/` separators (`realistic/x.txt`)."""
+
+    group: str
+    """The directory holding the case, relative to the corpus root ("" at the root)."""
+
+    text: str
+    """The model output, exactly as stored (CRLF and a byte-order mark stay)."""
+
+    expected: tuple[Record, ...] | None
+    """The expected events, or None when the case has no expected file yet."""
+
+    tools: list[Any] | None
+    """The tool definitions from `<case>.tools.json`, or None."""
+
+    dialect: str
+    """The bundled dialect the case is written for (`meta.json`, default deepseek)."""
+
+    description: str
+    """One line saying what the case shows (`meta.json`), or ""."""
+
+    @property
+    def expected_path(self) -> Path:
+        """Where the expected events are (or will be written)."""
+        return _sibling(self.path, EXPECTED_SUFFIX)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
+    """What one or more chunkings of a case gave, when it was not what was expected."""
+
+    chunkings: tuple[str, ...]
+    """The chunkings that gave this outcome (`whole`, `1-char`, `random-<seed>`)."""
+
+    records: tuple[Record, ...] | None
+    """The events they gave, as expected-file records; None if the parser raised."""
+
+    error: str | None = None
+    """The exception the parser raised (content must never raise, SPEC G8)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseResult:
+    """The verdict on one case."""
+
+    case: Case
+    mismatches: tuple[Outcome, ...] = ()
+    """Outcomes that differ from the expected events, one per distinct output."""
+
+    problem: str | None = None
+    """A defect of the case itself (no expected file, expected events that do not give
+    back the text), which fails it before any comparison."""
+
+    @property
+    def passed(self) -> bool:
+        return not self.mismatches and self.problem is None
+
+    def report(self) -> str:
+        """A readable account of the failure: expected vs got, naming the chunkings."""
+        if self.passed:
+            return f"PASS {self.case.id}"
+        lines = [f"FAIL {self.case.id}" + (f": {self.case.description}" if self.case.description else "")]
+        if self.problem is not None:
+            lines.append(f"  {self.problem}")
+        expected = render_records(self.case.expected or (), with_status=_expected_has_status(self.case))
+        for outcome in self.mismatches:
+            label = ", ".join(outcome.chunkings)
+            if outcome.error is not None:
+                lines.append(f"  chunkings {label}: the parser raised {outcome.error}")
+                continue
+            assert outcome.records is not None
+            got = render_records(outcome.records, with_status=_expected_has_status(self.case))
+            lines.extend(difflib.unified_diff(
+                expected, got, fromfile=f"expected ({self.case.expected_path.name})",
+                tofile=f"got (chunkings: {label})", lineterm=""))
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Update:
+    """What `update_case` did to one case's expected file."""
+
+    case: Case
+    changed: bool
+    """The expected file was written (it was missing or said something else)."""
+
+    diff: str
+    """The change, as a unified diff of the rendered events ("" when unchanged)."""
+
+    unstable: tuple[str, ...] = ()
+    """Chunkings whose events differ from the whole-text parse. The expected file
+    records the whole-text parse; these chunkings will still fail (SPEC G2)."""
+
+
+# ---- finding and reading cases -----------------------------------------------------------
+
+def bundled_corpus() -> Path:
+    """The corpus that ships with toolparse (in the wheel, or the checkout's `corpus/`)."""
+    for candidate in _CORPUS_DIRS:
+        if candidate.is_dir():
+            return candidate
+    raise CorpusError(
+        "no bundled corpus found (looked in " + " and ".join(str(p) for p in _CORPUS_DIRS)
+        + "); pass the path of a corpus")
+
+
+def find_cases(*paths: str | Path) -> list[Case]:
+    """Every case under `paths` (directories, searched recursively, or `.txt` case files),
+    in path order; the bundled corpus when no path is given.
+
+    Cases are named from the corpus root, so a case has the same name (and the same
+    random chunkings) whichever path found it: a directory that holds case files itself
+    is a group, named from its parent; a case file given alone is named
+    `<its directory>/<its file>`. Raises CorpusError for a path that does not exist or a
+    case whose files cannot be read.
+    """
+    roots = [Path(p) for p in paths] or [bundled_corpus()]
+    seen: set[Path] = set()
+    cases: list[Case] = []
+    for root in roots:
+        if root.is_file():
+            if not root.name.endswith(CASE_SUFFIX):
+                raise CorpusError(f"{root}: a case file ends in {CASE_SUFFIX}")
+            found = [root]
+        elif root.is_dir():
+            found = [p for p in sorted(root.rglob("*" + CASE_SUFFIX)) if p.is_file()]
+        else:
+            raise CorpusError(f"{root}: no such file or directory")
+        root_dir = root.resolve()
+        for path in found:
+            resolved = path.resolve()
+            if resolved in seen:
+                continue
+            seen.add(resolved)
+            in_subgroup = root.is_dir() and resolved.parent != root_dir
+            cases.append(load_case(path, root=root_dir if in_subgroup else resolved.parent.parent))
+    return cases
+
+
+def load_case(path: str | Path, *, root: str | Path | None = None) -> Case:
+    """Read one case from its `.txt` file and the files beside it.
+
+    `root` is the corpus root the case is named from (default: two levels up, so the
+    name is `<group>/<file>`).
+    """
+    path = Path(path)
+    resolved = path.resolve()
+    base = Path(root).resolve() if root is not None else resolved.parent.parent
+    if not resolved.is_relative_to(base):
+        raise CorpusError(f"{path}: not inside the corpus root {base}")
+    case_id = resolved.relative_to(base).as_posix()
+    group = resolved.parent.relative_to(base).as_posix()
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as e:
+        raise CorpusError(f"{path}: cannot read: {e.strerror or e}") from e
+    except UnicodeDecodeError as e:
+        raise CorpusError(f"{path}: not UTF-8 (byte {e.start})") from e
+    expected_path = _sibling(path, EXPECTED_SUFFIX)
+    tools_path = _sibling(path, TOOLS_SUFFIX)
+    meta_path = _sibling(path, META_SUFFIX)
+    meta = _read_json(meta_path) if meta_path.exists() else {}
+    if not isinstance(meta, dict) or set(meta) - {"dialect", "description"}:
+        raise CorpusError(f"{meta_path}: expected an object with the keys dialect and description")
+    tools = _read_json(tools_path) if tools_path.exists() else None
+    if tools is not None and not isinstance(tools, list):
+        raise CorpusError(f"{tools_path}: expected a JSON array of tool definitions")
+    return Case(
+        path=path, id=case_id, group="" if group == "." else group, text=text,
+        expected=_read_expected(expected_path) if expected_path.exists() else None,
+        tools=tools, dialect=str(meta.get("dialect", DEFAULT_DIALECT)),
+        description=str(meta.get("description", "")),
+    )
+
+
+def _sibling(case_path: Path, suffix: str) -> Path:
+    """The case's file with `suffix` in place of `.txt`."""
+    return case_path.with_name(case_path.name[:-len(CASE_SUFFIX)] + suffix)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise CorpusError(f"{path}: cannot read: {e}") from e
+    except json.JSONDecodeError as e:
+        raise CorpusError(f"{path}: line {e.lineno}: {e.msg}") from e
+
+
+def _read_expected(path: Path) -> tuple[Record, ...]:
+    try:
+        lines = path.read_bytes().decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise CorpusError(f"{path}: cannot read: {e}") from e
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise CorpusError(f"{path}: line {number}: {e.msg}") from e
+        problem = _record_problem(record)
+        if problem:
+            raise CorpusError(f"{path}: line {number}: {problem}")
+        records.append(record)
+    return tuple(records)
+
+
+def _record_problem(record: Any) -> str | None:
+    """Why `record` is not an expected-file event, or None."""
+    if not isinstance(record, dict):
+        return "an event is a JSON object"
+    if set(record) == {"text"}:
+        return None if isinstance(record["text"], str) else '"text" is a string'
+    if set(record) != {"calls", "raw"}:
+        return 'an event has the keys "text", or "calls" and "raw"'
+    if not isinstance(record["raw"], str) or not isinstance(record["calls"], list):
+        return '"raw" is a string and "calls" a list'
+    for call in record["calls"]:
+        if (not isinstance(call, dict) or not {"name", "arguments"} <= set(call)
+                or set(call) - {"name", "arguments", "status"} or not isinstance(call["name"], str)):
+            return 'a call has "name" (a string), "arguments" and optionally "status"'
+    return None
+
+
+# ---- running ---------------------------------------------------------------------------
+
+def chunkings(case: Case) -> list[tuple[str, list[str]]]:
+    """The chunkings a case runs at: whole, 1-char, and random ones seeded from its id."""
+    text = case.text
+    runs = [("whole", [text]), ("1-char", list(text) or [""])]
+    for n in range(1, RANDOM_CHUNKINGS + 1):
+        seed = zlib.crc32(f"{case.id}#{n}".encode())
+        rnd = random.Random(seed)
+        pieces, i = [], 0
+        while i < len(text):
+            size = rnd.randint(*RANDOM_CHUNK_SIZES)
+            pieces.append(text[i:i + size])
+            i += size
+        runs.append((f"random-{seed:08x}", pieces or [""]))
+    return runs
+
+
+def event_records(events: Iterable[Event], *, with_status: bool = False) -> list[Record]:
+    """Events as expected-file records: adjacent text merged, empty text dropped."""
+    records: list[Record] = []
+    for event in events:
+        if isinstance(event, Text):
+            if not event.text:
+                continue
+            if records and "text" in records[-1]:
+                records[-1] = {"text": records[-1]["text"] + event.text}
+            else:
+                records.append({"text": event.text})
+        elif isinstance(event, ToolCallBlock):
+            calls = []
+            for call in event.calls:
+                entry: dict[str, Any] = {"name": call.name, "arguments": _as_json(call.arguments)}
+                if with_status:
+                    entry["status"] = call.status
+                calls.append(entry)
+            records.append({"calls": calls, "raw": event.raw})
+    return records
+
+
+def run_case(case: Case, dialect: str | Dialect | None = None) -> CaseResult:
+    """Run `case` at every chunking and compare with its expected events.
+
+    `dialect` overrides the case's own (to run a corpus against an edited grammar).
+    """
+    if case.expected is None:
+        return CaseResult(case=case, problem=(
+            f"no expected file ({case.expected_path.name}); `toolparse corpus --update` writes one"))
+    if "".join(_source(record) for record in case.expected) != case.text:
+        return CaseResult(case=case, problem=(
+            "the expected events do not give back the case text (SPEC G1); "
+            "fix the expected file"))
+    with_status = _expected_has_status(case)
+    mismatches: dict[str, tuple[list[str], tuple[Record, ...] | None, str | None]] = {}
+    for label, chunks in chunkings(case):
+        try:
+            records: tuple[Record, ...] | None = tuple(event_records(
+                _stream(case, chunks, dialect), with_status=with_status))
+            error = None
+        except Exception as e:  # content must never raise (SPEC G8): a failure to report
+            records, error = None, f"{type(e).__name__}: {e}"
+        if error is None and records is not None and records_match(case.expected, records):
+            continue
+        key = error if error is not None else json.dumps(records, ensure_ascii=False)
+        mismatches.setdefault(key, ([], records, error))[0].append(label)
+    return CaseResult(case=case, mismatches=tuple(
+        Outcome(chunkings=tuple(labels), records=records, error=error)
+        for labels, records, error in mismatches.values()))
+
+
+def _stream(case: Case, chunks: Sequence[str], dialect: str | Dialect | None) -> list[Event]:
+    parser = StreamParser(dialect if dialect is not None else case.dialect, tools=case.tools)
+    events: list[Event] = []
+    for chunk in chunks:
+        events.extend(parser.feed(chunk))
+    events.extend(parser.close())
+    return events
+
+
+def _source(record: Record) -> str:
+    """The source text of an event record: its text, or a block's raw text."""
+    return str(record["text"] if "text" in record else record["raw"])
+
+
+def _expected_has_status(case: Case) -> bool:
+    if case.expected is None:
+        return case.tools is not None
+    return any("status" in call for r in case.expected for call in r.get("calls", ()))
+
+
+# ---- comparing -------------------------------------------------------------------------
+
+def records_match(expected: Sequence[Record], got: Sequence[Record]) -> bool:
+    """Whether `got` gives the `expected` events: text and raw exactly, call names
+    exactly, arguments as equal JSON values, status only where `expected` states it."""
+    if len(expected) != len(got):
+        return False
+    for want, have in zip(expected, got):
+        if "text" in want or "text" in have:
+            if want.get("text") != have.get("text"):
+                return False
+            continue
+        if want["raw"] != have["raw"] or len(want["calls"]) != len(have["calls"]):
+            return False
+        for want_call, have_call in zip(want["calls"], have["calls"]):
+            if want_call["name"] != have_call["name"]:
+                return False
+            if not _json_equal(want_call["arguments"], have_call["arguments"]):
+                return False
+            if "status" in want_call and want_call["status"] != have_call.get("status"):
+                return False
+    return True
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """Equality of JSON values: numbers by value (1 == 1.0), but a boolean is no number."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and bool(a == b)
+
+
+def _as_json(value: Any) -> Any:
+    """`value` as plain JSON data (tuples become lists), so records compare and print."""
+    return json.loads(json.dumps(value, ensure_ascii=False))
+
+
+# ---- rendering -------------------------------------------------------------------------
+
+def render_records(records: Iterable[Mapping[str, Any]], *, with_status: bool = True) -> list[str]:
+    """Events as lines for reading and diffing: each line of source text on its own
+    line, JSON-quoted, so that a difference shows up where it is."""
+    lines: list[str] = []
+    for record in records:
+        if "text" in record:
+            lines.extend(_quoted_lines("text ", record["text"]))
+            continue
+        lines.append(f"block with {len(record['calls'])} call(s)")
+        for call in record["calls"]:
+            status = f"  [{call['status']}]" if with_status and "status" in call else ""
+            lines.append(f"  call {call['name']} "
+                         f"{json.dumps(call['arguments'], ensure_ascii=False, sort_keys=True)}{status}")
+        lines.extend(_quoted_lines("  raw ", record["raw"]))
+    return lines
+
+
+def _quoted_lines(label: str, text: str) -> Iterator[str]:
+    pad = " " * len(label)
+    for i, line in enumerate(text.splitlines(keepends=True) or [""]):
+        yield (label if i == 0 else pad) + json.dumps(line, ensure_ascii=False)
+
+
+def summary_table(results: Sequence[CaseResult]) -> str:
+    """Cases, passed and failed per group, and a total line."""
+    groups: dict[str, list[int]] = {}
+    for result in results:
+        counts = groups.setdefault(result.case.group or ".", [0, 0])
+        counts[0 if result.passed else 1] += 1
+    rows = [(group, p + f, p, f) for group, (p, f) in sorted(groups.items())]
+    total = ("total", len(results), sum(r[2] for r in rows), sum(r[3] for r in rows))
+    width = max([len("group"), len(total[0])] + [len(r[0]) for r in rows])
+    line = f"{{:<{width}}}  {{:>5}}  {{:>6}}  {{:>6}}"
+    out = [line.format("group", "cases", "passed", "failed")]
+    out += [line.format(*row) for row in rows]
+    out.append(line.format(*total))
+    return "\n".join(out)
+
+
+# ---- rewriting -------------------------------------------------------------------------
+
+def update_case(case: Case, dialect: str | Dialect | None = None, *, write: bool = True) -> Update:
+    """Make the case's expected file say what the parser does now (its whole-text parse).
+
+    The file is rewritten only when it is missing or says something else, so a
+    hand-formatted file that still holds stays as it is. `status` is written when the
+    case has tools. With `write=False`, nothing is written: the Update says what would be.
+    """
+    with_status = case.tools is not None
+    whole = event_records(_stream(case, [case.text], dialect), with_status=with_status)
+    unstable = []
+    for label, chunks in chunkings(case)[1:]:
+        if not records_match(whole, event_records(_stream(case, chunks, dialect), with_status=with_status)):
+            unstable.append(label)
+    if case.expected is not None and records_match(case.expected, whole):
+        return Update(case=case, changed=False, diff="", unstable=tuple(unstable))
+    before = render_records(case.expected or (), with_status=with_status)
+    after = render_records(whole, with_status=with_status)
+    diff = "\n".join(difflib.unified_diff(
+        before, after, fromfile=f"{case.id} (before)" if case.expected is not None else "/dev/null",
+        tofile=f"{case.id} (after)", lineterm=""))
+    if write:
+        content = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in whole)
+        case.expected_path.write_bytes(content.encode("utf-8"))
+    return Update(case=case, changed=True, diff=diff, unstable=tuple(unstable))
