@@ -97,6 +97,10 @@ class ToolCall:
             "function": {"name": self.name, "arguments": arguments},
         }
 
+    def __repr__(self) -> str:
+        from toolparse._display import call_repr
+        return call_repr(self)
+
     def _repr_html_(self) -> str:
         from toolparse._display import call_html
         return call_html(self)
@@ -117,6 +121,10 @@ class ToolCallBlock:
 
     end: int
     """Offset just past the block's last character."""
+
+    def __repr__(self) -> str:
+        from toolparse._display import block_repr
+        return block_repr(self)
 
     def _repr_html_(self) -> str:
         from toolparse._display import block_html
@@ -160,6 +168,10 @@ class ParseResult:
     def rejected_by_policy(self) -> bool:
         """True when any call named a tool that was not given."""
         return bool(self.rejected_tool_names)
+
+    def __repr__(self) -> str:
+        from toolparse._display import result_repr
+        return result_repr(self)
 
     def _repr_html_(self) -> str:
         from toolparse._display import result_html
