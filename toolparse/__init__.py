@@ -5,6 +5,8 @@ events gives the input back), and Markdown-aware (markup inside code is never a 
 See SPEC.md for the guarantees and docs/ for the design.
 """
 
+from typing import TYPE_CHECKING
+
 from toolparse._errors import (
     ChunkTypeError,
     ConfigError,
@@ -16,7 +18,6 @@ from toolparse._errors import (
 )
 from toolparse._dialect import Dialect
 from toolparse._events import Event, ParseResult, Text, ToolCall, ToolCallBlock
-from toolparse._repair import RepairConfig, RepairOutcome, repair_tool_call
 from toolparse._stream import DEFAULT_MAX_CAPTURE, StreamParser, parse
 
 __all__ = [
@@ -42,3 +43,22 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+# The repair module (and jsonschema behind it) loads on first use, so that importing
+# toolparse to parse text without tools stays fast (PEP 562).
+_LAZY = {"RepairConfig", "RepairOutcome", "repair_tool_call"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        from toolparse import _repair
+
+        value = getattr(_repair, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'toolparse' has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    from toolparse._repair import RepairConfig, RepairOutcome, repair_tool_call

@@ -12,11 +12,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 from toolparse._errors import ConfigError
 from toolparse._events import ToolCall
-from toolparse._repair import RepairConfig, RepairOutcome, check_tools, repair_tool_call
 from toolparse._transform import RawCall
 from toolparse._typing import type_arguments
+
+if TYPE_CHECKING:
+    from toolparse._repair import RepairConfig, RepairOutcome
 
 __all__ = ["CallPolicy", "build_calls", "make_policy"]
 
@@ -37,6 +41,12 @@ def make_policy(tools: Any, model: Any, repair: Any) -> CallPolicy | None:
     Raises SchemaError naming the tool for a bad definition (now, not at the first
     call), ConfigError for a bad `repair`, TypeError for a `model` that is not a string.
     """
+    if tools is None and repair is None:
+        if model is not None and not isinstance(model, str):
+            raise TypeError(f"model must be a model route string, not {type(model).__name__}")
+        return None
+    from toolparse._repair import RepairConfig, check_tools  # loads jsonschema
+
     if model is not None and not isinstance(model, str):
         raise TypeError(f"model must be a model route string, not {type(model).__name__}")
     if repair is None:
@@ -64,6 +74,8 @@ def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
     `repair_tool_call`; a tool that was not given is `rejected` (`unknown_tool`). A
     rejected call keeps its typed arguments, so it can be shown and explained.
     """
+    if policy is not None:
+        from toolparse._repair import RepairOutcome, repair_tool_call
     calls = []
     for rc in raw_calls:
         schema = policy.schemas.get(rc.name) if policy is not None else None

@@ -23,7 +23,7 @@ import regex
 from lark.exceptions import LarkError
 
 from toolparse._errors import GrammarError, UnknownDialectError
-from toolparse._lexer import StateLexer, TerminalSpec
+from toolparse._lexer import StateLexer, TerminalSpec, partial_pattern, second_chars
 from toolparse._resources import grammars_dir
 from toolparse._transform import BlockTransformer
 
@@ -70,8 +70,29 @@ class Dialect:
     opener_chars: str = field(repr=False)
     """The characters an opener can start with (for the fast search)."""
 
-    opener_probe: regex.Pattern[str] = field(repr=False)
-    """All openers in one pattern: a quick "can this be, or become, a block start?"."""
+    opener_pattern: str = field(repr=False)
+    """All openers in one pattern (an alternation, in lexer order), behind a lookahead
+    on their first two characters when those are known, so that a `<` no opener can
+    continue fails at once."""
+
+    opener_starts: str = field(repr=False)
+    """Where a block start could begin: an opener's first character followed by one
+    that can come second, or by the end of the text (for the partial check)."""
+
+    @property
+    def opener_search(self) -> re.Pattern[str]:
+        """`opener_pattern` in `re`: finds the next complete block start at C speed."""
+        return _compiled(self.opener_pattern)
+
+    @property
+    def opener_start_search(self) -> re.Pattern[str]:
+        """`opener_starts` in `re`."""
+        return _compiled(self.opener_starts)
+
+    @property
+    def opener_probe(self) -> regex.Pattern[str]:
+        """`opener_pattern` in `regex`: can the end of a chunk still become a block start?"""
+        return partial_pattern(self.opener_pattern)
 
     attribute: re.Pattern[str] = field(repr=False)
     """The ATTRIBUTE terminal: group 1 the name, a later group the value."""
@@ -109,6 +130,11 @@ class Dialect:
             found = StateLexer.build(sorted(specs, key=lambda t: t.sort_key))
             self.state_lexers[state] = found
         return found
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def bundled_dialects() -> dict[str, Path]:
@@ -198,9 +224,43 @@ def _load(text: str, path: Path, name: str) -> Dialect:
         name=name, path=path, lark=parser, terminals=terminals, ignored=ignored,
         ignored_names=frozenset(t.name for t in ignored),
         openers=openers, opener_rule=opener_rule, opener_chars="".join(sorted(set(chars))),
-        opener_probe=regex.compile("|".join(f"(?:{spec.full.pattern})" for spec in openers)),
+        opener_pattern=_with_lookahead(openers),
+        opener_starts=_starts_pattern(openers, chars),
         attribute=attribute,
     )
+
+
+def _second_chars(openers: tuple[TerminalSpec, ...]) -> dict[str, set[str]] | None:
+    """First character -> the characters that can follow it, over all openers; None
+    when some opener's second character is not known."""
+    table: dict[str, set[str]] = {}
+    for spec in openers:
+        found = second_chars(spec.full.pattern)
+        if found is None:
+            return None
+        table.setdefault(found[0], set()).update(found[1])
+    return table
+
+
+def _char_class(chars: set[str]) -> str:
+    return "[" + "".join(re.escape(c) for c in sorted(chars)) + "]"
+
+
+def _with_lookahead(openers: tuple[TerminalSpec, ...]) -> str:
+    alternation = "|".join(f"(?:{spec.full.pattern})" for spec in openers)
+    table = _second_chars(openers)
+    if not table:
+        return alternation
+    heads = "|".join(re.escape(first) + _char_class(rest) for first, rest in table.items())
+    return f"(?=(?:{heads}))(?:{alternation})"
+
+
+def _starts_pattern(openers: tuple[TerminalSpec, ...], firsts: list[str]) -> str:
+    table = _second_chars(openers)
+    if not table:
+        return _char_class(set(firsts))
+    return "|".join(re.escape(first) + "(?:" + _char_class(rest) + r"|\Z)"
+                    for first, rest in table.items())
 
 
 def _literal_first_char(pattern: str) -> str | None:

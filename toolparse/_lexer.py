@@ -24,6 +24,7 @@ so re-trying a held atom costs at most MAX_ATOM per chunk.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from typing import Any, Final
 import regex
 
 __all__ = ["MAX_ATOM", "NEED_MORE", "RUN_HOLD", "StateLexer", "TerminalSpec", "first_chars",
-           "match_terminal"]
+           "match_terminal", "partial_pattern", "second_chars"]
 
 MAX_ATOM: Final = 1024
 """The longest an atom (a tag, a marker) may be. A longer one does not match."""
@@ -60,11 +61,16 @@ class TerminalSpec:
     has_lookahead: bool
     full: re.Pattern[str]
     """The pattern for complete matches (the fast `re` engine)."""
-    partial: regex.Pattern[str]
-    """The same pattern in the `regex` engine, which can report a partial match."""
     sort_key: tuple[int, int, int, str]
     starts: frozenset[str] | None = field(default=None)
     """The characters a match can start with; None when it could be almost any."""
+
+    @property
+    def partial(self) -> regex.Pattern[str]:
+        """The pattern in the `regex` engine, which can report a partial match.
+        Compiled on first use: most terminals never need it, and `regex` compiles
+        slowly (tens of milliseconds for a grammar), which start-up would pay."""
+        return partial_pattern(self.full.pattern)
 
     @classmethod
     def compile(cls, name: str, pattern: str, flags: Collection[str], priority: int,
@@ -81,11 +87,16 @@ class TerminalSpec:
             is_run=_RUN_SHAPE.fullmatch(unwrapped) is not None,
             has_lookahead="(?=" in pattern or "(?!" in pattern,
             full=re.compile(source),
-            partial=regex.compile(source),
             # Lark's own order for a contextual lexer state.
             sort_key=(-priority, -max_width, -len(pattern), name),
             starts=first_chars(source),
         )
+
+
+@functools.cache
+def partial_pattern(source: str) -> regex.Pattern[str]:
+    """`source` compiled by the `regex` module (for `partial=True`), once per process."""
+    return regex.compile(source)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +167,26 @@ def first_chars(pattern: str) -> frozenset[str] | None:
     except Exception:
         return None
     return frozenset(found) if found is not None else None
+
+
+def second_chars(pattern: str) -> tuple[str, frozenset[str]] | None:
+    """For a pattern that starts with one literal character: that character and the
+    set of characters that can follow it in a match; None when unknown or unbounded.
+    (A `<` followed by something no tag can continue with is decided at C speed.)"""
+    try:
+        import re._parser as sre_parse  # type: ignore[import-not-found]  # stdlib regex parser
+
+        items = list(sre_parse.parse(pattern))
+        while len(items) == 1 and str(items[0][0]) == "SUBPATTERN" and not items[0][1][1]:
+            items = list(items[0][1][3])
+        if not items or str(items[0][0]) != "LITERAL":
+            return None
+        found, nullable = _first_of_sequence(items[1:], ignore_case=False)
+    except Exception:
+        return None
+    if found is None or nullable:
+        return None
+    return chr(items[0][1]), frozenset(found)
 
 
 _SMALL_RANGE = 64

@@ -89,11 +89,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import lark
 import regex
 
 from toolparse._errors import GrammarError
-from toolparse._resources import grammar_path
+from toolparse._lexer import second_chars
+from toolparse._resources import grammar_path, terminal_table
 
 __all__ = ["Context", "MarkdownTracker", "Resolution"]
 
@@ -164,15 +164,10 @@ class _Syntax:
 @functools.cache
 def _syntax() -> _Syntax:
     path = grammar_path(_GRAMMAR)
-    try:
-        text = path.read_text(encoding="utf-8")
-        grammar = lark.Lark(text, parser=None, lexer="basic")
-    except lark.exceptions.LarkError as exc:  # a broken grammar file is API misuse
-        raise GrammarError(f"{path}: {exc}") from exc
-    regexps = {t.name: t.pattern.to_regexp() for t in grammar.terminals}
-    widths = {t.name: t.pattern.max_width for t in grammar.terminals}
-    literals = {t.name: t.pattern.value for t in grammar.terminals
-                if isinstance(t.pattern, lark.lexer.PatternStr)}
+    table = terminal_table(path)
+    regexps = {name: t.regexp for name, t in table.items()}
+    widths = {name: t.max_width for name, t in table.items()}
+    literals = {name: t.literal for name, t in table.items() if t.literal is not None}
 
     def need(name: str) -> str:
         try:
@@ -208,7 +203,27 @@ def _syntax() -> _Syntax:
     inline_scan = need("INLINE_SCAN")
     if not inline_scan.startswith("[") or inline_scan.startswith("[^"):
         raise GrammarError(f"{path}: INLINE_SCAN must be a character class")
-    text_run = "[^" + inline_scan[1:] + "*"
+    # A `<` followed by a character that no raw HTML tag or autolink can continue with
+    # (`<<`, `< `, `<1`) changes nothing: the scans step over it at C speed.
+    tag_open = char("TAG_OPEN")
+    alive: set[str] = set()
+    for name in ("RAW_HTML", "URI_AUTOLINK", "EMAIL_AUTOLINK"):
+        found = second_chars(need(name))
+        if found is None or found[0] != tag_open:
+            alive = set()
+            break
+        alive |= found[1]
+    plain_class = "[^" + inline_scan[1:]
+    if alive:
+        alive_class = "".join(re.escape(c) for c in sorted(alive))
+        dead_tag_open = re.escape(tag_open) + "(?=[^" + alive_class + "])"
+        text_run = f"{plain_class}*(?:{dead_tag_open}{plain_class}*)*"
+        scan_class = "[" + inline_scan[1:-1].replace(re.escape(tag_open), "").replace(
+            tag_open, "") + "]"
+        inline_search = f"{scan_class}|{re.escape(tag_open)}(?![^{alive_class}])"
+    else:
+        text_run = plain_class + "*"
+        inline_search = inline_scan
     plain_lines = re.compile(text_run + "(?:\n {0,3}(?!" + block_start + ")(?=[^ \t\r\n])"
                              + text_run + ")*")
     blank_line = re.compile("[ \t]*" + need("LINE_ENDING_SCAN"))
@@ -245,7 +260,7 @@ def _syntax() -> _Syntax:
         html_ends=tuple(html_ends),
         html_end_width=end_width,
         backtick_run=re.compile(need("BACKTICK_RUN")),
-        inline_scan=re.compile(need("INLINE_SCAN")),
+        inline_scan=re.compile(inline_search),
         fence_info_scan=re.compile(need("FENCE_INFO_SCAN")),
         indent_run=re.compile(need("INDENT_RUN")),
         wait_ws=re.compile("[^ \t]"),
@@ -376,6 +391,15 @@ class _Candidate:
                     return _COMPLETE
                 alive = True
         return _ALIVE if alive else _DEAD
+
+
+@functools.cache
+def _dead_after(tag_open: str, ch: str) -> bool:
+    """Whether `tag_open` followed by `ch` can start no raw HTML tag or autolink
+    (`<<`, `< `, `<1`): the common case in prose with comparisons, decided once per
+    character instead of stepping the automata at every `<`."""
+    cand = _new_candidate(tag_open)
+    return cand is None or cand.step(ch) == _DEAD
 
 
 def _new_candidate(tag_open: str) -> _Candidate | None:
@@ -1377,13 +1401,11 @@ class MarkdownTracker:
                     i = j + 2
             elif ch == tag_open:
                 i = j + 1
+                if i < n and _dead_after(tag_open, text[i]):
+                    continue
                 if len(self._cands) < _MAX_CANDIDATES:
                     cand = _new_candidate(tag_open)
                     if cand is not None:
-                        if i < n:
-                            probe = _Candidate(cand.dfas, list(cand.states))
-                            if probe.step(text[i]) == _DEAD:
-                                continue
                         self._push_candidate(cand)
             else:
                 self._inline_eol()

@@ -137,7 +137,7 @@ class StreamParser:
     __slots__ = (
         "_dialect", "_policy", "_max_capture", "_md", "_md_queue", "_md_queued",
         "_mode", "_tail", "_base", "_capture", "_held", "_unresolved", "_held_limit",
-        "_out", "_closed", "_saw", "_opener_search", "_opener_probe", "_resume",
+        "_out", "_closed", "_saw", "_resume",
         "_held_run", "_held_atom", "_plain", "_opener_absent",
     )
 
@@ -170,11 +170,9 @@ class StreamParser:
         # probe (SCAN); a chunk that leaves it still partial needs no other work.
         self._held_atom: Any = None
         chars = self._dialect.opener_chars
-        self._opener_search = re.compile("[" + re.escape(chars) + "]").search
-        self._opener_absent = _absence_test(chars, self._opener_search)
+        self._opener_absent = _absence_test(chars, re.compile("[" + re.escape(chars) + "]").search)
         # True when the fast path applies: SCAN mode, nothing waiting, nothing held.
         self._plain = True
-        self._opener_probe = self._dialect.opener_probe.match
 
     # ---- public API --------------------------------------------------------------------
 
@@ -273,22 +271,31 @@ class StreamParser:
     def _scan(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
         """SCAN mode from `pos`; returns (position reached, waiting for more text)."""
         end = len(text)
-        search = self._opener_search
         openers = self._dialect.openers
+        find = self._dialect.opener_search.search
         while pos < end:
-            m = search(text, pos)
+            # The next complete block-start tag, found at C speed (runs of `<` included).
+            m = find(text, pos)
+            while m is not None and m.end() - m.start() > MAX_ATOM:
+                m = find(text, m.start() + 1)
             at = m.start() if m is not None else end
+            if not final:
+                # Before it, only the last MAX_ATOM characters can hold a tag that is
+                # still arriving (`<tool_` at the end of the chunk).
+                hold = self._arriving_opener(text, max(pos, end - MAX_ATOM + 1), min(at, end))
+                if hold >= 0:
+                    if hold > pos:
+                        self._text(text, pos, hold)
+                    self._held_atom = self._dialect.opener_probe.match
+                    return hold, True
             if at > pos:
                 self._text(text, pos, at)
             if at >= end:
                 return end, False
-            if self._opener_probe(text, at, min(end, at + MAX_ATOM), partial=not final) is None:
-                spec, token_end = None, at  # cannot be, or become, a block start
-            else:
-                spec, token_end, _ = match_terminal(openers, text, at, end, final)
-                if token_end == NEED_MORE:
-                    self._held_atom = self._opener_probe
-                    return at, True
+            spec, token_end, _ = match_terminal(openers, text, at, end, final)
+            if token_end == NEED_MORE:  # a longer opener could still match here
+                self._held_atom = self._dialect.opener_probe.match
+                return at, True
             if spec is None:
                 self._text(text, at, at + 1)
                 pos = at + 1
@@ -306,6 +313,20 @@ class StreamParser:
             self._text(text, at, at + 1)
             pos = at + 1
         return pos, False
+
+    def _arriving_opener(self, text: str, start: int, stop: int) -> int:
+        """The first position in text[start:stop] where a block start could still be
+        arriving (a prefix of one reaching the end of the text), or -1."""
+        dialect = self._dialect
+        end = len(text)
+        for candidate in dialect.opener_start_search.finditer(text, start, stop + 1):
+            at = candidate.start()
+            if at >= stop:
+                break
+            m = dialect.opener_probe.match(text, at, end, partial=True)
+            if m is not None and m.partial:
+                return at
+        return -1
 
     def _open(self, spec: TerminalSpec, text: str, at: int, token_end: int, ticket: int) -> bool:
         """Start a capture with its opening token text[at:token_end]; False if it cannot
