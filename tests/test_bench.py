@@ -1,0 +1,215 @@
+"""The benchmark harness keeps working (issue 5). Speed is never asserted here: the
+smoke run only has to produce every figure, and the workloads must be deterministic and
+have the shapes the benchmark promises."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import toolparse
+from toolparse import _bench
+
+SMALL = 8 * 1024
+
+
+@pytest.fixture(scope="module")
+def smoke_report(tmp_path_factory: pytest.TempPathFactory) -> dict:  # type: ignore[type-arg]
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    code = _bench.main(["--smoke", "--sizes", "4K,16K", "--quiet", "--json", str(out)])
+    assert code == 0
+    return json.loads(out.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def test_smoke_report_has_every_figure(smoke_report: dict) -> None:  # type: ignore[type-arg]
+    report = smoke_report
+    assert report["mode"] == "smoke"
+    assert report["sizes"] == [4 * 1024, 16 * 1024]
+    cells = {(c["workload"], c["size"], c["chunk"]) for c in report["cells"]}
+    for workload in _bench.WORKLOADS:
+        for chunk in (1, 4, 64, "parse"):
+            assert (workload, 4 * 1024, chunk) in cells
+        for chunk in (4, "parse"):
+            assert (workload, 16 * 1024, chunk) in cells
+    for cell in report["cells"]:
+        assert cell["passes"] >= 1
+        assert cell["engine_mb_s"] > 0 and cell["baseline_mb_s"] > 0 and cell["ratio"] > 0
+        assert cell["baseline"] == ("regex" if cell["chunk"] == "parse" else "floor")
+    assert set(report["floor"]) == {"1-char", "4-char", "64-char", "parse"}
+    growth = {(g["workload"], g["chunk"]) for g in report["growth"]}
+    assert growth == {(w, c) for w in _bench.WORKLOADS for c in (4, "parse")}
+    assert all(g["growth"] > 0 and g["raw_growth"] > 0 for g in report["growth"])
+    assert report["memory"]["multiple"] > 0
+    assert report["memory"]["stream_chars"] >= 1_000_000
+    assert report["memory"]["max_capture"] == toolparse.DEFAULT_MAX_CAPTURE
+    assert report["memory"]["first_use_peak_bytes"] >= report["memory"]["first_use_retained_bytes"]
+    assert report["startup"]["startup_ms"] == pytest.approx(
+        report["startup"]["import_and_parse_ms"] - report["startup"]["bare_ms"])
+    repair = report["repair"]
+    assert "ratio" in repair or repair["status"] == "n/a (repair not built)"
+    targets = {t["target"]: t for t in report["targets"]}
+    assert list(targets) == [t.name for t in _bench.TARGETS]
+    for name, target in targets.items():
+        if name.startswith("repair") and "ratio" not in repair:
+            continue
+        assert target["measured"] is not None, name
+        assert isinstance(target["met"], bool), name
+    assert all(c["lossless"] for c in report["checks"])
+    assert report["environment"]["python"]
+    assert "--smoke --sizes 4K,16K" in report["command"]
+
+
+def test_smoke_table_renders(smoke_report: dict) -> None:  # type: ignore[type-arg]
+    table = _bench.render(smoke_report)
+    for workload in _bench.WORKLOADS:
+        assert workload in table
+    for target in _bench.TARGETS:
+        assert target.name in table
+    assert "memory:" in table and "start-up:" in table and "repair:" in table
+
+
+def test_user_grammar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    grammar = tmp_path / "mine.lark"
+    source = Path(toolparse.Dialect.bundled("deepseek").path).read_text(encoding="utf-8")
+    grammar.write_text(source, encoding="utf-8")
+    out = tmp_path / "bench.json"
+    code = _bench.main(["--smoke", "--sizes", "2K", "--workloads", "prose,tools", "--no-memory",
+                        "--quiet", "--grammar", str(grammar), "--json", str(out)])
+    assert code == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["dialect"]["name"] == "mine"
+    assert {c["workload"] for c in report["cells"]} == {"prose", "tools"}
+    assert "mine" in capsys.readouterr().out
+
+
+def test_broken_grammar_is_a_clean_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    grammar = tmp_path / "broken.lark"
+    grammar.write_text("block: NOPE\n", encoding="utf-8")
+    assert _bench.main(["--smoke", "--quiet", "--no-memory", "--grammar", str(grammar)]) == 2
+    assert "broken.lark" in capsys.readouterr().err
+
+
+def test_bad_arguments_exit() -> None:
+    with pytest.raises(SystemExit):
+        _bench.main(["--workloads", "nonsense"])
+    with pytest.raises(SystemExit):
+        _bench.main(["--sizes", "lots"])
+
+
+# ---- the workloads -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", list(_bench.WORKLOADS))
+def test_workloads_are_deterministic(name: str) -> None:
+    a = _bench.generate(name, SMALL)
+    b = _bench.generate(name, SMALL)
+    assert a == b
+    assert len(a.text) >= SMALL
+    assert _bench.generate(name, SMALL, seed=1).text != a.text
+
+
+@pytest.mark.parametrize("name", ["prose", "markup", "tools"])
+def test_larger_sizes_extend_smaller_ones(name: str) -> None:
+    small = _bench.generate(name, SMALL).text
+    large = _bench.generate(name, 4 * SMALL).text
+    assert large.startswith(small)
+
+
+def _found(text: str) -> list[toolparse.ToolCallBlock]:
+    result = toolparse.parse(text, max_capture=_bench.BENCH_MAX_CAPTURE)
+    return [e for e in result.events if isinstance(e, toolparse.ToolCallBlock)]
+
+
+def test_prose_shape() -> None:
+    w = _bench.generate("prose", 100 * 1024)
+    # About one fence and one real block per 10 KB.
+    assert 8 <= w.real_blocks <= 12
+    assert 8 <= len(re.findall(r"^(?:```|~~~)\w*$", w.text, re.MULTILINE)) // 2 <= 12
+    assert w.text.count("`") > 200  # inline code
+    assert re.search(r"^[-*] ", w.text, re.MULTILINE) and re.search(r"^\d+\. ", w.text, re.MULTILINE)
+    assert len(_found(w.text)) == w.real_blocks
+
+
+def test_markup_shape() -> None:
+    w = _bench.generate("markup", 100 * 1024)
+    assert w.text.count("<") > len(w.text) / 100
+    assert w.text.count("```") + w.text.count("~~~") > 2 * 30
+    assert 0.08 < w.real_chars / len(w.text) < 0.25  # about 15 % real blocks
+    # Examples inside fences are code, so at least the real blocks are found (the
+    # Markdown tracker decides the rest).
+    assert len(_found(w.text)) >= w.real_blocks
+
+
+def test_tools_shape() -> None:
+    w = _bench.generate("tools", 100 * 1024)
+    assert w.real_chars / len(w.text) > 0.95
+    assert w.text.count("<![CDATA[") > 100
+    blocks = _found(w.text)
+    assert len(blocks) == w.real_blocks
+    assert max(len(call.arguments) for b in blocks for call in b.calls) >= 6
+
+
+def test_adversarial_unclosed_mention() -> None:
+    text = _bench.generate("adv-unclosed", 100 * 1024).text
+    assert text.count("<tool_calls>") == 1 and "</tool_calls>" not in text
+    assert text.index("<tool_calls>") < 100
+    assert text.count("<") == 1  # then only prose
+    assert _found(text) == []
+
+
+def test_adversarial_backtick_storm() -> None:
+    text = _bench.generate("adv-backticks", 100 * 1024).text
+    runs = [len(r) for r in re.findall(r"`+", text)]
+    assert len(runs) > 5000 and max(runs) >= 10 and min(runs) == 1
+    assert sum(runs) > len(text) / 4
+
+
+def test_adversarial_lt_runs() -> None:
+    text = _bench.generate("adv-lt-runs", 100 * 1024).text
+    assert max(len(r) for r in re.findall(r"<+", text)) >= 1000
+    assert text.count("<") > 0.9 * len(text)
+    assert _found(text) == []
+
+
+def test_adversarial_tool_prefixes() -> None:
+    text = _bench.generate("adv-prefixes", 100 * 1024).text
+    assert text.count("<tool_") > 1000
+    assert "<｜DSML｜tool_" in text and "<invok" in text
+    assert _found(text) == []
+
+
+def test_adversarial_4mb_cdata_value() -> None:
+    text = _bench.generate("adv-cdata", 4 * 1024 * 1024).text
+    start = text.index("<![CDATA[") + len("<![CDATA[")
+    end = text.rindex("]]></parameter>")
+    assert end - start >= 4 * 1000 * 1000
+    assert "]]> " in text[start:end]  # a `]]>` that does not end the section
+    small = _bench.generate("adv-cdata", 64 * 1024).text
+    (block,) = _found(small)
+    (call,) = block.calls
+    (value,) = call.arguments.values()
+    assert len(value) > 0.99 * (len(small) - 120)
+
+
+def test_adversarial_tiny_invokes() -> None:
+    w = _bench.generate("adv-tiny-invokes", 1024 * 1024)
+    first = w.text[:w.text.index("</tool_calls>")]
+    assert first.count("<tool_calls>") == 1 and first.count("<invoke") == 10_000
+    assert len(first) < 500 * 1024
+    small = _bench.generate("adv-tiny-invokes", 32 * 1024).text
+    (block,) = _found(small)
+    assert len(block.calls) == small.count("<invoke")
+
+
+def test_adversarial_open_value() -> None:
+    text = _bench.generate("adv-open-value", 64 * 1024).text
+    assert text.count("<parameter") == 1 and "</parameter>" not in text
+    assert _found(text) == []
+
+
+def test_floor_does_what_the_issue_says() -> None:
+    floor = _bench._Floor()
+    assert floor.feed("a<b") == 1 + -1
+    floor.close()
