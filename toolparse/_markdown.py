@@ -93,7 +93,7 @@ import regex
 
 from toolparse._errors import GrammarError
 from toolparse._lexer import second_chars
-from toolparse._resources import grammar_path, terminal_table
+from toolparse._resources import cached_json, grammar_path, terminal_table
 
 __all__ = ["Context", "MarkdownTracker", "Resolution"]
 
@@ -343,7 +343,9 @@ def _compile_dfa(pattern: str) -> _DFA:
         dflt = index[nxt] if nxt is not None else -1
         # markdown-it replaces NUL with U+FFFD before parsing.
         row["\x00"] = row.get("\ufffd", dflt)
-        table.append(row)
+        # Keep only the moves that differ from the default one: same automaton, and a
+        # small table (the whitespace class alone is dozens of characters).
+        table.append({c: to for c, to in row.items() if to != dflt})
         default.append(dflt)
     final = tuple(s in fsm.finals for s in states)
     return _DFA(index[fsm.initial], tuple(table), tuple(default), final)
@@ -355,12 +357,33 @@ class _Automata:
     html_block_7: _DFA
 
 
+_AUTOMATA = ("RAW_HTML", "URI_AUTOLINK", "EMAIL_AUTOLINK", "HTML_BLOCK_7_LINE")
+
+
 @functools.cache
 def _automata() -> _Automata:
+    """The automata, built with interegular (a few hundred milliseconds) once per
+    grammar and then read from the cache (`cached_json`)."""
     regexps = _syntax().terminals
-    inline = tuple(_compile_dfa(regexps[name])
-                   for name in ("RAW_HTML", "URI_AUTOLINK", "EMAIL_AUTOLINK"))
-    return _Automata(inline=inline, html_block_7=_compile_dfa(regexps["HTML_BLOCK_7_LINE"]))
+    patterns = [regexps[name] for name in _AUTOMATA]
+
+    def build() -> list[list[Any]]:
+        return [_dfa_data(_compile_dfa(p)) for p in patterns]
+
+    try:
+        dfas = [_dfa_from_data(d) for d in cached_json("automata", "\0".join(patterns), build)]
+    except (TypeError, ValueError, KeyError, IndexError):  # a cache of another shape
+        dfas = [_compile_dfa(p) for p in patterns]
+    return _Automata(inline=tuple(dfas[:3]), html_block_7=dfas[3])
+
+
+def _dfa_data(dfa: _DFA) -> list[Any]:
+    return [dfa.initial, list(dfa.table), list(dfa.default), list(dfa.final)]
+
+
+def _dfa_from_data(data: list[Any]) -> _DFA:
+    initial, table, default, final = data  # JSON keeps str keys and int values
+    return _DFA(initial, tuple(table), tuple(default), tuple(final))
 
 
 # ------------------------------------------------------------------- inline state

@@ -13,12 +13,13 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from toolparse._errors import GrammarError
 
-__all__ = ["grammars_dir", "grammar_path", "TerminalText", "terminal_table"]
+__all__ = ["grammars_dir", "grammar_path", "TerminalText", "cached_json", "terminal_table"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -51,43 +52,58 @@ class TerminalText(NamedTuple):
     """The string, for a terminal written as a string literal."""
 
 
-def terminal_table(path: Path) -> dict[str, TerminalText]:
-    """Every terminal of a terminals-only grammar file (grammars/markdown.lark).
+def cached_json(kind: str, source: str, build: Callable[[], Any]) -> Any:
+    """`build()`'s JSON value, cached in the temporary directory under `kind` and a hash
+    of `source` (and of Lark's version, whose output the builders read).
 
-    Lark parses a grammar file with a parser of its own, which it builds (and checks)
-    on first use at a cost of about half a second; Lark's cache avoids that only for
-    LALR grammars. So the compiled terminals are cached here the same way, keyed by the
-    file's content and Lark's version, in the temporary directory. The cache is best
-    effort: a missing, stale or unwritable cache just means compiling again.
+    For what is slow to compute from a grammar file and never changes with it: the
+    terminals Lark compiles from markdown.lark (Lark builds its own grammar parser for
+    that, about half a second, which its cache avoids only for LALR grammars) and the
+    Markdown tracker's automata. The cache is best effort: a missing, stale or
+    unwritable file just means building again.
     """
-    import lark  # noqa: PLC0415  (kept local: only the first load needs Lark's loader)
+    import lark  # noqa: PLC0415  (only the key needs it; Lark is loaded anyway)
 
-    text = path.read_text(encoding="utf-8")
-    key = hashlib.sha256(f"{lark.__version__}\0{text}".encode()).hexdigest()[:32]
+    key = hashlib.sha256(f"{lark.__version__}\0{kind}\0{source}".encode()).hexdigest()[:32]
     try:
         user = getpass.getuser()
     except Exception:  # no user name in some containers; the cache is still per key
         user = "unknown"
-    cache = Path(tempfile.gettempdir()) / f".toolparse_terminals_{user}_{key}.json"
+    cache = Path(tempfile.gettempdir()) / f".toolparse_{kind}_{user}_{key}.json"
     try:
-        raw = json.loads(cache.read_text(encoding="utf-8"))
-        return {name: TerminalText(*entry) for name, entry in raw.items()}
-    except (OSError, ValueError, TypeError):
+        return json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         pass
-    try:
-        grammar = lark.Lark(text, parser=None, lexer="basic")
-    except lark.exceptions.LarkError as exc:  # a broken grammar file is API misuse
-        raise GrammarError(f"{path}: {exc}") from exc
-    table = {
-        t.name: TerminalText(
-            t.pattern.to_regexp(), t.pattern.max_width,
-            t.pattern.value if isinstance(t.pattern, lark.lexer.PatternStr) else None)
-        for t in grammar.terminals
-    }
+    value = build()
     try:
         partial = cache.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps(table), encoding="utf-8")
+        partial.write_text(json.dumps(value), encoding="utf-8")
         partial.replace(cache)
-    except OSError:
+    except (OSError, TypeError, ValueError):
         pass
-    return table
+    return value
+
+
+def terminal_table(path: Path) -> dict[str, TerminalText]:
+    """Every terminal of a terminals-only grammar file (grammars/markdown.lark), as Lark
+    compiles it; cached (see `cached_json`)."""
+    text = path.read_text(encoding="utf-8")
+
+    def build() -> dict[str, list[Any]]:
+        import lark  # noqa: PLC0415
+
+        try:
+            grammar = lark.Lark(text, parser=None, lexer="basic")
+        except lark.exceptions.LarkError as exc:  # a broken grammar file is API misuse
+            raise GrammarError(f"{path}: {exc}") from exc
+        return {
+            t.name: [t.pattern.to_regexp(), t.pattern.max_width,
+                     t.pattern.value if isinstance(t.pattern, lark.lexer.PatternStr) else None]
+            for t in grammar.terminals
+        }
+
+    try:
+        return {name: TerminalText(*entry) for name, entry in
+                cached_json("terminals", text, build).items()}
+    except TypeError:  # a cache file of another shape: rebuild without the cache
+        return {name: TerminalText(*entry) for name, entry in build().items()}
