@@ -22,6 +22,7 @@ import lark
 import regex
 from lark.exceptions import LarkError
 
+from toolparse._dfa import DFA, dfa_for
 from toolparse._errors import GrammarError, UnknownDialectError
 from toolparse._lexer import StateLexer, TerminalSpec, partial_pattern, second_chars
 from toolparse._resources import grammars_dir
@@ -88,6 +89,11 @@ class Dialect:
     def opener_start_search(self) -> re.Pattern[str]:
         """`opener_starts` in `re`."""
         return _compiled(self.opener_starts)
+
+    @property
+    def opener_dfa(self) -> DFA | None:
+        """The openers' automaton (see `_dfa`), for stepping a tag that is arriving."""
+        return dfa_for("|".join(f"(?:{spec.full.pattern})" for spec in self.openers))
 
     @property
     def opener_probe(self) -> regex.Pattern[str]:

@@ -46,6 +46,7 @@ from lark import Token
 from lark.exceptions import UnexpectedInput
 
 from toolparse._calls import build_calls, make_policy
+from toolparse._dfa import DFA, dfa_for
 from toolparse._dialect import Dialect, resolve_dialect
 from toolparse._errors import ChunkTypeError, StreamClosedError
 from toolparse._events import Event, ParseResult, Text, ToolCallBlock
@@ -138,7 +139,7 @@ class StreamParser:
         "_dialect", "_policy", "_max_capture", "_md", "_md_queue", "_md_queued",
         "_mode", "_tail", "_base", "_capture", "_held", "_unresolved", "_held_limit",
         "_out", "_closed", "_saw", "_resume",
-        "_held_run", "_held_atom", "_plain", "_opener_absent",
+        "_held_run", "_held_atom", "_held_dfa", "_held_state", "_plain", "_opener_absent",
     )
 
     def __init__(self, dialect: str | Dialect = "deepseek", *,
@@ -169,6 +170,10 @@ class StreamParser:
         # The atom that asked for more at the start of the tail (CAPTURE), or the opener
         # probe (SCAN); a chunk that leaves it still partial needs no other work.
         self._held_atom: Any = None
+        # The same, stepped incrementally: the automaton of that atom and its state after
+        # the tail, so that a chunk costs a look-up per character (see _dfa).
+        self._held_dfa: DFA | None = None
+        self._held_state = 0
         chars = self._dialect.opener_chars
         self._opener_absent = _absence_test(chars, re.compile("[" + re.escape(chars) + "]").search)
         # True when the fast path applies: SCAN mode, nothing waiting, nothing held.
@@ -214,6 +219,16 @@ class StreamParser:
                     + (" (decode bytes first)" if isinstance(chunk, (bytes, bytearray)) else ""))
         if self._closed:
             raise StreamClosedError("feed() called after close(); start a new StreamParser")
+        held_dfa = self._held_dfa
+        if held_dfa is not None and chunk:
+            # A tag (or marker) is still arriving: step its automaton over the chunk.
+            state = held_dfa.run(self._held_state, chunk)
+            size = len(self._tail) + len(chunk)
+            if (state >= 0 and not held_dfa.final[state] and size < MAX_ATOM
+                    and (self._capture is None or self._base + size < self._capture.limit)):
+                self._tail += chunk
+                self._held_state = state
+                return []
         held_atom = self._held_atom
         if held_atom is not None and chunk:
             # A tag (or marker) is still arriving: one partial match says whether this
@@ -256,6 +271,7 @@ class StreamParser:
     def _process(self, text: str, final: bool) -> None:
         self._held_run = None
         self._held_atom = None
+        self._held_dfa = None
         pos = 0
         end = len(text)
         while True:
@@ -286,7 +302,8 @@ class StreamParser:
                 if hold >= 0:
                     if hold > pos:
                         self._text(text, pos, hold)
-                    self._held_atom = self._dialect.opener_probe.match
+                    self._hold_atom(self._dialect.opener_dfa, self._dialect.opener_probe.match,
+                                    text, hold)
                     return hold, True
             if at > pos:
                 self._text(text, pos, at)
@@ -294,7 +311,8 @@ class StreamParser:
                 return end, False
             spec, token_end, _ = match_terminal(openers, text, at, end, final)
             if token_end == NEED_MORE:  # a longer opener could still match here
-                self._held_atom = self._dialect.opener_probe.match
+                self._hold_atom(self._dialect.opener_dfa, self._dialect.opener_probe.match,
+                                text, at)
                 return at, True
             if spec is None:
                 self._text(text, at, at + 1)
@@ -313,6 +331,17 @@ class StreamParser:
             self._text(text, at, at + 1)
             pos = at + 1
         return pos, False
+
+    def _hold_atom(self, dfa: DFA | None, partial: Any, text: str, pos: int) -> None:
+        """text[pos:] could still become an atom: remember how to test the next chunk
+        cheaply (its automaton, stepped; else a partial re-match)."""
+        if dfa is not None:
+            state = dfa.run(dfa.initial, text[pos:])
+            if state >= 0 and not dfa.final[state]:
+                self._held_dfa = dfa
+                self._held_state = state
+                return
+        self._held_atom = partial
 
     def _arriving_opener(self, text: str, start: int, stop: int) -> int:
         """The first position in text[start:stop] where a block start could still be
@@ -381,7 +410,9 @@ class StreamParser:
             spec, token_end, index = match_terminal(candidates, text, pos, stop, hard, first)
             if token_end == NEED_MORE:
                 self._resume = (base + pos, index)
-                self._held_atom = candidates[index].partial.match  # the tail starts at pos
+                spec = candidates[index]  # the tail starts at pos
+                self._hold_atom(None if spec.has_lookahead else dfa_for(spec.full.pattern),
+                                spec.partial.match, text, pos)
                 return pos, True
             if spec is None:
                 return self._fail(text, pos), False

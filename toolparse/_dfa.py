@@ -1,0 +1,130 @@
+"""Deterministic automata compiled from grammar patterns, for stepping text incrementally.
+
+A regular expression can only be re-run from its start; an automaton can be stepped over
+just the characters that arrived. The engine uses one where it waits on a token that is
+still arriving (a tag split across chunks): each chunk then costs a few dictionary
+look-ups instead of re-matching the whole held text.
+
+Automata are built with interegular (Lark's own dependency for strict mode) and cached
+on disk with the other compiled grammar data (`_resources.cached_json`): building costs
+tens of milliseconds per pattern, loading almost nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from toolparse._resources import cached_json
+
+__all__ = ["DFA", "compile_dfa", "dfa_for"]
+
+
+@dataclass(frozen=True, slots=True)
+class DFA:
+    """`table[state].get(char, default[state])` is the next state; -1 is dead."""
+
+    initial: int
+    table: tuple[dict[str, int], ...]
+    default: tuple[int, ...]
+    final: tuple[bool, ...]
+
+    def run(self, state: int, text: str) -> int:
+        """The state after `text` from `state`, or -1 once no match is possible."""
+        table, default = self.table, self.default
+        for ch in text:
+            state = table[state].get(ch, default[state])
+            if state < 0:
+                return -1
+        return state
+
+
+@functools.cache
+def _unicode_whitespace_class() -> str:
+    # Python's `\s` (str patterns) is str.isspace(); interegular's is ASCII only.
+    return "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+
+
+def _expand_whitespace(pattern: str) -> str:
+    spaces = _unicode_whitespace_class()
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            if pattern[i + 1] == "s":
+                out.append(spaces if in_class else "[" + spaces + "]")
+            else:
+                out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+        elif c == "]" and in_class:
+            in_class = False
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def compile_dfa(pattern: str) -> DFA:
+    """The automaton of `pattern` (no lookarounds or backreferences); raises on
+    patterns interegular cannot read."""
+    import interegular
+    from interegular.fsm import anything_else
+
+    fsm = interegular.parse_pattern(_expand_whitespace(pattern)).to_fsm()
+    alphabet = fsm.alphabet
+    other = alphabet[anything_else]
+    states = sorted(fsm.states)
+    index = {s: n for n, s in enumerate(states)}
+    chars = [c for c in alphabet.keys() if c is not anything_else]
+    table: list[dict[str, int]] = []
+    default: list[int] = []
+    for s in states:
+        moves = fsm.map.get(s, {})
+        nxt = moves.get(other)
+        dflt = index[nxt] if nxt is not None else -1
+        row = {}
+        for c in chars:
+            to = moves.get(alphabet[c])
+            to_index = index[to] if to is not None else -1
+            if to_index != dflt:  # keep only the moves that differ from the default
+                row[c] = to_index
+        table.append(row)
+        default.append(dflt)
+    return DFA(index[fsm.initial], tuple(table), tuple(default),
+               tuple(s in fsm.finals for s in states))
+
+
+def _to_data(dfa: DFA) -> list[Any]:
+    return [dfa.initial, list(dfa.table), list(dfa.default), list(dfa.final)]
+
+
+def _from_data(data: list[Any]) -> DFA:
+    initial, table, default, final = data  # JSON keeps str keys and int values
+    return DFA(initial, tuple(table), tuple(default), tuple(final))
+
+
+@functools.cache
+def dfa_for(pattern: str) -> DFA | None:
+    """The automaton of `pattern`, from the cache or built once; None when the pattern
+    has something an automaton cannot express (a lookahead) or interegular rejects it:
+    callers then fall back to re-matching with the `regex` module."""
+    if "(?=" in pattern or "(?!" in pattern or "(?<" in pattern:
+        return None
+
+    def build() -> list[Any] | None:
+        try:
+            return _to_data(compile_dfa(pattern))
+        except Exception:  # interegular is third-party code on arbitrary grammar regexps
+            return None
+
+    data = cached_json("dfa", pattern, build)
+    if data is None:
+        return None
+    try:
+        return _from_data(data)
+    except (TypeError, ValueError):
+        return None
