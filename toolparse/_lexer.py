@@ -32,6 +32,11 @@ from typing import Any, Final
 
 import regex
 
+try:  # the standard library's parser of regex syntax (private; absent: no filtering)
+    import re._parser as _sre_parse  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover
+    _sre_parse = None
+
 __all__ = ["MAX_ATOM", "NEED_MORE", "RUN_HOLD", "StateLexer", "TerminalSpec", "first_chars",
            "match_terminal", "partial_pattern", "second_chars"]
 
@@ -161,9 +166,7 @@ def first_chars(pattern: str) -> frozenset[str] | None:
     large or unknown (then the terminal is tried at every position). Read from the
     standard library's regex parser; any surprise there just means "unknown"."""
     try:
-        import re._parser as sre_parse  # type: ignore[import-not-found]  # stdlib regex parser
-
-        found, _nullable = _first_of_sequence(sre_parse.parse(pattern), ignore_case=False)
+        found, _nullable = _first_of_sequence(_sre_parse.parse(pattern), ignore_case=False)
     except Exception:
         return None
     return frozenset(found) if found is not None else None
@@ -174,9 +177,7 @@ def second_chars(pattern: str) -> tuple[str, frozenset[str]] | None:
     set of characters that can follow it in a match; None when unknown or unbounded.
     (A `<` followed by something no tag can continue with is decided at C speed.)"""
     try:
-        import re._parser as sre_parse  # type: ignore[import-not-found]  # stdlib regex parser
-
-        items = list(sre_parse.parse(pattern))
+        items = list(_sre_parse.parse(pattern))
         while len(items) == 1 and str(items[0][0]) == "SUBPATTERN" and not items[0][1][1]:
             items = list(items[0][1][3])
         if not items or str(items[0][0]) != "LITERAL":
