@@ -360,6 +360,17 @@ def test_truncated_block_at_end_of_stream_is_text(check_chunkings) -> None:
         assert check_chunkings(text) == [("text", text)], cut
 
 
+def test_a_tag_completed_mid_chunk_followed_by_plain_text() -> None:
+    # The chunk that completes a held tag goes on with text that holds no `<`: the tag
+    # must still open the block (a regression found by the corpus's random chunkings).
+    parser = toolparse.StreamParser()
+    assert parser.feed("x <tool_calls") == [toolparse.Text("x ")]
+    assert parser.feed(">\n  ") == []
+    events = parser.feed('<invoke name="a"/>\n</tool_calls>')
+    assert [type(e).__name__ for e in events] == ["ToolCallBlock"]
+    assert events[0].raw.startswith("<tool_calls>")  # type: ignore[union-attr]
+
+
 def test_closing_tag_alone_is_text(check_chunkings) -> None:
     text = "一些正文内容\n</tool_calls>\n后续内容"
     assert check_chunkings(text) == [("text", text)]

@@ -39,6 +39,18 @@ class DFA:
                 return -1
         return state
 
+    def advance(self, state: int, text: str) -> int:
+        """Like `run`, but stops as soon as a match is complete: returns -2 when some
+        prefix of `text` (after `state`) completes a match, -1 when none can."""
+        table, default, final = self.table, self.default, self.final
+        for ch in text:
+            state = table[state].get(ch, default[state])
+            if state < 0:
+                return -1
+            if final[state]:
+                return -2
+        return state
+
 
 @functools.cache
 def _unicode_whitespace_class() -> str:

@@ -222,13 +222,27 @@ class StreamParser:
         held_dfa = self._held_dfa
         if held_dfa is not None and chunk:
             # A tag (or marker) is still arriving: step its automaton over the chunk.
-            state = held_dfa.run(self._held_state, chunk)
+            state = held_dfa.advance(self._held_state, chunk)
             size = len(self._tail) + len(chunk)
-            if (state >= 0 and not held_dfa.final[state] and size < MAX_ATOM
+            if (state >= 0 and size < MAX_ATOM
                     and (self._capture is None or self._base + size < self._capture.limit)):
                 self._tail += chunk
                 self._held_state = state
                 return []
+            if (state == -1 and self._mode is _Mode.SCAN and not self._unresolved
+                    and self._opener_absent(chunk) and self._opener_absent(self._tail[1:])):
+                # It was no tag after all (`<div`, `a < b`), and nothing else in the
+                # text can start one: all of it is plain text.
+                text = self._tail + chunk
+                self._tail = ""
+                self._held_dfa = None
+                self._plain = True
+                self._base += len(text)
+                self._md_queue.append(text)
+                self._md_queued += len(text)
+                if self._md_queued > _MD_BATCH:
+                    self._flush_md()
+                return [_make_text(text)]
         held_atom = self._held_atom
         if held_atom is not None and chunk:
             # A tag (or marker) is still arriving: one partial match says whether this
@@ -336,8 +350,8 @@ class StreamParser:
         """text[pos:] could still become an atom: remember how to test the next chunk
         cheaply (its automaton, stepped; else a partial re-match)."""
         if dfa is not None:
-            state = dfa.run(dfa.initial, text[pos:])
-            if state >= 0 and not dfa.final[state]:
+            state = dfa.advance(dfa.initial, text[pos:])
+            if state >= 0:
                 self._held_dfa = dfa
                 self._held_state = state
                 return
