@@ -136,10 +136,11 @@ class StreamParser:
     """
 
     __slots__ = (
-        "_dialect", "_policy", "_max_capture", "_md", "_md_queue", "_md_queued",
+        "_dialect", "_policy", "_max_capture", "_md", "_md_queue",
         "_mode", "_tail", "_base", "_capture", "_held", "_unresolved", "_held_limit",
         "_out", "_closed", "_saw", "_resume",
         "_held_run", "_held_atom", "_held_dfa", "_held_state", "_plain", "_opener_absent",
+        "_opener_char", "_md_flush_at",
     )
 
     def __init__(self, dialect: str | Dialect = "deepseek", *,
@@ -152,7 +153,7 @@ class StreamParser:
         self._max_capture = max_capture
         self._md = MarkdownTracker()
         self._md_queue: list[str] = []
-        self._md_queued = 0
+        self._md_flush_at = _MD_BATCH   # queued text goes to the tracker past this offset
         self._mode = _Mode.SCAN
         self._tail = ""
         self._base = 0            # stream offset of self._tail[0]
@@ -176,8 +177,11 @@ class StreamParser:
         self._held_state = 0
         chars = self._dialect.opener_chars
         self._opener_absent = _absence_test(chars, re.compile("[" + re.escape(chars) + "]").search)
+        # The fast path tests one character with `in`; a dialect whose blocks can start
+        # with several characters takes the general path (correct, just slower).
+        self._opener_char = chars if len(chars) == 1 else ""
         # True when the fast path applies: SCAN mode, nothing waiting, nothing held.
-        self._plain = True
+        self._plain = bool(self._opener_char)
 
     # ---- public API --------------------------------------------------------------------
 
@@ -193,16 +197,14 @@ class StreamParser:
 
     def feed(self, chunk: str) -> list[Event]:
         """Consume one chunk; return the events it made certain, in order."""
-        if self._plain and type(chunk) is str and self._opener_absent(chunk):
+        if self._plain and type(chunk) is str and self._opener_char not in chunk:
             # Fast path: plain text, nothing open, nothing held. One search, one append,
             # one event.
-            size = len(chunk)
-            if not size:
+            if not chunk:
                 return []
-            self._base += size
+            self._base += len(chunk)
             self._md_queue.append(chunk)
-            self._md_queued += size
-            if self._md_queued > _MD_BATCH:
+            if self._base > self._md_flush_at:
                 self._flush_md()
             event = _new(Text)
             _set_text(event, chunk)
@@ -236,11 +238,10 @@ class StreamParser:
                 text = self._tail + chunk
                 self._tail = ""
                 self._held_dfa = None
-                self._plain = True
+                self._plain = bool(self._opener_char)
                 self._base += len(text)
                 self._md_queue.append(text)
-                self._md_queued += len(text)
-                if self._md_queued > _MD_BATCH:
+                if self._base > self._md_flush_at:
                     self._flush_md()
                 return [_make_text(text)]
         held_atom = self._held_atom
@@ -263,7 +264,8 @@ class StreamParser:
                 self._tail = tail + chunk
                 return []
         self._process(self._tail + chunk, final=False)
-        self._plain = self._mode is _Mode.SCAN and not self._tail and not self._unresolved
+        self._plain = (self._mode is _Mode.SCAN and not self._tail and not self._unresolved
+                       and bool(self._opener_char))
         return self._take()
 
     def close(self) -> list[Event]:
@@ -500,8 +502,7 @@ class StreamParser:
         if not self._unresolved:
             self._emit(piece)
             self._md_queue.append(piece)
-            self._md_queued += len(piece)
-            if self._md_queued > _MD_BATCH:
+            if offset + len(piece) > self._md_flush_at:
                 self._flush_md()
             return
         if offset + len(piece) > self._held_limit >= offset:
@@ -528,7 +529,7 @@ class StreamParser:
         if self._md_queue:
             text = "".join(self._md_queue) if len(self._md_queue) > 1 else self._md_queue[0]
             self._md_queue.clear()
-            self._md_queued = 0
+            self._md_flush_at = self._base + _MD_BATCH
             self._resolve(self._md.feed(text))
 
     def _resolve(self, resolutions: list[tuple[int, bool]]) -> None:
