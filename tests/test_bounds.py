@@ -98,3 +98,28 @@ def test_unclosed_mention_does_not_hold_the_stream() -> None:
     parser.feed("Use <tool_calls> like this")
     for chunk in split_at(" and more prose" * 100, range(0, 1500, 4)):
         assert joined(parser.feed(chunk)) == chunk
+
+
+def test_held_output_gives_up_at_max_capture() -> None:
+    # A block after a stray backtick waits on the paragraph; when what is held would
+    # pass max_capture, every held block becomes text (fail closed) and streaming goes on.
+    block = '<tool_calls><invoke name="a"/></tool_calls>'
+    text = "note ` " + block + " " + "word " * 60 + "\n\nnext " + block
+    for chunks in chunkings(text):
+        events = stream(chunks, max_capture=200)
+        assert joined(events) == text
+        blocks = [e for e in events if isinstance(e, toolparse.ToolCallBlock)]
+        assert [b.raw for b in blocks] == [block]  # only the one after the paragraph
+        assert blocks[0].start == text.rindex(block)
+    # Within the bound, the same held block counts when the paragraph ends.
+    short = "note ` " + block + " words\n\nnext"
+    assert len(toolparse.parse(short, max_capture=200).calls) == 1
+
+
+def test_held_output_is_released_as_soon_as_it_is_decided() -> None:
+    parser = toolparse.StreamParser(max_capture=200)
+    parser.feed("note ` <tool_calls><invoke name=\"a\"/></tool_calls>")
+    events = parser.feed(" " + "word " * 60)
+    # The limit passed inside this chunk: the held block and the text are out now.
+    assert joined(events).endswith("word " * 10) and not any(
+        isinstance(e, toolparse.ToolCallBlock) for e in events)
