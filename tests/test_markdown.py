@@ -15,6 +15,8 @@ Sections:
      `thorough` with TOOLPARSE_HYPOTHESIS_PROFILE=thorough runs 2000 examples).
   6. The CommonMark conformance set in ../shared/conformance (skipped when absent).
   7. Bounds: adversarial inputs that a quadratic tracker could not finish.
+  8. The shortcuts (whole lines at a time, tags decided at their `<`) answer every
+     call exactly as the general code does.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from toolparse import _markdown
+from toolparse._bench import generate
 from toolparse._markdown import Context, MarkdownTracker
 
 TC = '<tool_calls><invoke name="x"></invoke></tool_calls>'
@@ -621,6 +625,8 @@ DEPARTURES = [
     ("lazy line after nested quotes", ">>`\n    ~~~" + TC + "\n", [False], [True]),
     ("lazy line in a wide list item", "  -  a\n\t>" + TC + "\n", [False], [True]),
     ("lazy line closes a span", " -   `" + TC + "\n\t>`\n", [True], [False]),
+    ("lazy line after an item at indent 3", "   - a\n    # " + TC + "\n", [False], [True]),
+    ("lazy line in a quote after an item", ">    - a\n>     # " + TC + "\n", [False], [True]),
     # 2.2: tab stops are columns of the line. markdown-it counts them from the
     # previous block quote's content inside three or more nested quotes.
     ("tab after three quote markers", "> > > \t" + TC + "\n", [False], [True]),
@@ -695,7 +701,13 @@ def documents(draw) -> str:
     lines: list[str] = []
     for _ in range(draw(st.integers(1, 12))):
         if draw(st.integers(0, 9)) == 0:
-            lines.append(draw(st.sampled_from(["", "  "])))  # closes no modelled container
+            lines.append(draw(st.sampled_from(["", "  "])))
+            # A blank line ends every block quote, and what is inside it: a later
+            # "> " opens a new one, where spaces the model takes for an item's
+            # content column would be indentation before a new marker.
+            quotes = [k for k, (kind, _) in enumerate(model) if kind == "quote"]
+            if quotes:
+                del model[quotes[0]:]
             continue
         keep = draw(st.integers(0, len(model)))
         prefix = "".join("> " if kind == "quote" else " " * col
@@ -870,3 +882,133 @@ def test_held_line_start_stays_small() -> None:
         t.feed("> ")
     # Decided block quote markers are not kept.
     assert sum(len(p) for p in t._lb_parts) < 16
+
+
+@pytest.mark.parametrize("text", ADVERSARIAL.values(), ids=ADVERSARIAL.keys())
+def test_adversarial_input_whole(text: str) -> None:
+    # The same inputs in one piece, where the shortcuts of section 8 read ahead.
+    t = MarkdownTracker()
+    t.feed(text + "\n" + text.replace("\n", " ") + "\n")
+    t.context()
+    t.finish()
+
+
+# =====================================================================================
+# 8. The shortcuts agree with the general code
+# =====================================================================================
+# Two shortcuts skip the general code where it would change nothing: `_lines` decides
+# whole "\n" lines of the common shapes (paragraph text, list items, headings, fence
+# lines, blank lines, under any containers) with compiled matches instead of the
+# line-start machine, and a `<` whose tag completes or fails before any character
+# with an inline meaning is never made a candidate. They run on pieces of at least
+# `_LOOKAHEAD_MIN` characters. With that bound at 0 they run wherever they apply (on
+# one-character pieces too); with it out of reach, never. Every call must return the
+# same either way, under every chunking.
+
+SHORTCUT_CASES = [
+    "```\n  {T}\n```\n{T}", "~~~\n\t{T}\n~~~\n{T}", "> ```\n>   {T}\n",
+    "- ```\n    {T}\n  ```\n{T}", "```\n   ```\n{T}", "```\n  ``\n{T}\n```",
+    "``` `x\n{T}`\n", "a\n```\n{T}\n```\n`x\n{T}`", "    {T}\n  {T}\n{T}",
+    "- a\n- ```\n  {T}\n  ```\n- {T}\n", "1. a\n2. b `c\n{T}\n3. `\n", "a\n2. `b\n{T}`\n",
+    "a `b\n- {T}\n`", "# a `b\n{T}`", "> a `b\n{T} `", "> - a\n>   b `c\n> {T}`\n",
+    "- a\n\n  b `c\n  {T}`\n", "-\n\n  a\n{T}", "- a\n      {T}\n", "> a\n>\n>     {T}\n",
+    "<div>\n```\n{T}\n</div>\n\n{T}", '<span class="x">`</span> {T} `', "a <b c='`'> {T} `",
+    "a <b\nc='`'> {T} `", 'x <a href="`\n\n{T} `', "`a <b>` {T}", "`` <a title='`'> {T} ``",
+    "<http://a.b/`c> {T} `", "<a@b.c> ` {T} `", "a <T> `b` Map<K, V> `c {T}`", "`a\\` {T} `",
+    "List<String> ` x <!-- ` --> {T} `", "1 < 2 > 0 ` {T} `", "<?p ` ?> {T} `", "a\x00<b\x00> ` {T} `",
+    # One per decision `_lines` takes.
+    "-\n\n    {T}", "- a\n\n    {T}", "> a\n\n    {T}", "```\n\n{T}\n```", "    a\n\n    {T}",
+    "<div>\n\n    {T}", "<!--\n\n{T}\n-->", "a\n    {T}", "> a\n    {T}", "- a\n  - b\n    {T}",
+    "1. a\n   b\n   {T}", "## {T}", "#\t{T}", "# `a\n{T}`", "####### `a\n{T}`",
+    "````\n```\n{T}\n````\n{T}", "```\n```  \n{T}", "```\n``` x\n{T}\n```",
+    "- ~~~\n  {T}\n- {T}", "a\n~~~\n{T}", "a `b\n~~~\n{T}`", "- a\n-\n  {T}", "a\n* * *\n{T}",
+    "- a\n\t{T}", ">\t{T}", "> a\n>\t{T}", "1) a\n1. b `c\n{T}`", "10) a\n{T}", "a\n10) `b\n{T}`",
+    "a\n- `b\n{T}`", "a\n-\n{T}", "> - a\n> - `b\n> {T}`", ">> a\n> `b\n{T}`", "- a\n - b\n{T}",
+    "- a\n      b\n  {T}", " -  a\n    `b\n{T}`", "é `a\n{T}`", "\u3000`a\n{T}`", "**a** `b\n{T}`",
+    "`` a\n`` {T}", "a ``b``\n{T}", "a\n===\n{T}", "a `b\n---\n{T}`", "<x-y>\n`\n{T}\n`",
+    "> ```\n\n> {T}", ">\n    > `a\n{T}`", ">\n   > `a\n{T}`", "> ```\n>    ```\n> {T}",
+    "```\n    ```\n{T}\n", "> ```\na\n> {T}", "    a\nb `c\n{T}`", "a\n2. b\n\n      {T}",
+    " - a\n\n      {T}", "-\n  # h\n\n    {T}", "-\n  - b\n\n    {T}", "-\n  ~~~\n\n    {T}",
+    "`x <a`b@c.d> {T} `", "`x <ab@c`d> {T} `", "x <!X <b> `a {T} `", "x <!X <b> `a {T} `>",
+]
+SHORTCUT_DOCS = (
+    [doc.replace("{T}", TC) for doc in SHORTCUT_CASES]
+    + [doc for table in TABLES.values() for _, doc, _ in table]
+    + [doc for _, doc, _ in COUNTEREXAMPLES] + [doc for _, doc, _, _ in DEPARTURES]
+)
+
+
+def trace(doc: str, chunk) -> list:
+    """Every answer of every call `walk` makes, in order."""
+    tracker = MarkdownTracker()
+    out: list = []
+    pos = 0
+    for start, end in occurrences(doc):
+        out += [tracker.feed(piece) for piece in chunk(doc[pos:start])]
+        context, ticket = tracker.context()
+        out.append((context, ticket))
+        block = doc[start:end]
+        if context is Context.CODE or block != TC:
+            out += [tracker.feed(piece) for piece in chunk(block)]
+        else:
+            out.append(tracker.opaque(block))
+        pos = end
+    out += [tracker.feed(piece) for piece in chunk(doc[pos:])]
+    out.append(tracker.finish())
+    return out
+
+
+def check_shortcuts(doc: str, chunkings: Sequence[str] = tuple(CHUNKINGS)) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        for name in chunkings:
+            patch.setattr(_markdown, "_LOOKAHEAD_MIN", 0)
+            taken = trace(doc, CHUNKINGS[name])
+            patch.setattr(_markdown, "_LOOKAHEAD_MIN", 1 << 62)
+            general = trace(doc, CHUNKINGS[name])
+            assert taken == general, f"chunking {name}: {doc!r}"
+
+
+@pytest.mark.parametrize("doc", SHORTCUT_DOCS)
+def test_shortcuts_answer_as_the_general_code(doc: str) -> None:
+    check_shortcuts(doc)
+    check_shortcuts(doc.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+@pytest.mark.parametrize("workload", ["prose", "markup", "adv-backticks", "adv-lt-runs"])
+def test_shortcuts_on_benchmark_text(workload: str) -> None:
+    check_shortcuts(generate(workload, 20_000).text, ("whole", "random-3"))
+
+
+@settings(settings.get_profile(PROFILE))
+@given(doc=documents())
+def test_shortcuts_on_random_documents(doc: str) -> None:
+    check_shortcuts(doc.replace("\r\n", "\n").replace("\r", "\n"),
+                    ("whole", "1-char", "random-2"))
+
+
+LINE_PREFIXES = ["", "", " ", "  ", "   ", "    ", "\t", "> ", ">", "- ", "1. ", "2) ", "-  "]
+LINE_STARTS = [
+    "", "", "", "# ", "## ", "#x", "```", "````", "~~~", "``` x", "```a`", "<div>", "<!-- ",
+    "-->", "<x-y>", "</pre>", "- ", "* ", "+ ", "1. ", "2. ", "-     ", "- - ", "* * *", "---",
+    "===", "> ", "-", "1.", "**", "`x`", "`", "é", "<a>",
+]
+LINE_BODIES = ["word", "a b", "`", "``", "`c`", "\\`", "\\", "<b>", '<a href="`">', "<a@b.c>",
+               "<!-- ` -->", "Map<K, V>", "a < b", "*", TC, TC]
+
+
+@st.composite
+def any_markdown(draw) -> str:
+    """Lines of any shape, for comparisons that need no oracle."""
+    lines = []
+    for _ in range(draw(st.integers(1, 12))):
+        prefix = "".join(draw(st.lists(st.sampled_from(LINE_PREFIXES), max_size=3)))
+        body = "".join(p + draw(st.sampled_from(["", " "]))
+                       for p in draw(st.lists(st.sampled_from(LINE_BODIES), max_size=5)))
+        lines.append(prefix + draw(st.sampled_from(LINE_STARTS)) + body)
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+@settings(settings.get_profile(PROFILE))
+@given(doc=any_markdown())
+def test_shortcuts_on_any_lines(doc: str) -> None:
+    check_shortcuts(doc, ("whole", "1-char", "random-2"))

@@ -71,13 +71,27 @@ ending in the block ends the line for that decision), raw-HTML candidates opened
 the block step through it (its `"` may end an earlier attribute value), and an end
 condition of HTML block kinds 1-5 in it ends that block with the current line.
 
+*Shortcuts* take the common cases past that machinery, where it would change nothing.
+`_lines` decides whole "\n" lines of the common shapes (paragraph text, list items,
+ATX headings, fence lines, blank lines, indented code, under any open containers) with
+one or two compiled matches built from the grammar's block-start terminals, changing
+the block state exactly as the line-start machine would; a paragraph line whose only
+inline markers are single backticks is counted (`_single_runs`: the runs pair up),
+not walked. A `<` whose tag completes or fails before any character with an inline
+meaning is no candidate at all: one bounded compiled match of the tag terminals, else
+the automata read ahead (`_candidate_ahead`). Anything else goes the general way, and
+so do short pieces (under `_LOOKAHEAD_MIN` characters), where reading ahead does not
+pay. The tests check that both ways answer every call alike.
+
 Complexity goal: total work is linear in the input (every character is examined a
-bounded number of times: once by a compiled search, at most once more if it sits in a
-held line start or a speculated line, and once per live candidate automaton, at most
-`_MAX_CANDIDATES`). Memory is bounded by the undecided start of the current line (or a
-speculated line), the opener stack (lengths are distinct, so O(sqrt(paragraph))), the
-candidate levels and the outstanding tickets. A piece of mid-line paragraph text with
-no special character costs one regular-expression search.
+bounded number of times: by a few compiled searches, at most once more if it sits in a
+held line start or a speculated line, once more by a read-ahead from a `<` (which
+stops at the next character with an inline meaning, `<` included, or after
+`_TAG_WINDOW` characters for the compiled match), and once per live candidate
+automaton, at most `_MAX_CANDIDATES`). Memory is bounded by the undecided start of the
+current line (or a speculated line), the opener stack (lengths are distinct, so
+O(sqrt(paragraph))), the candidate levels and the outstanding tickets. A piece of
+mid-line paragraph text with no special character costs one regular-expression search.
 """
 
 from __future__ import annotations
@@ -117,6 +131,18 @@ _GRAMMAR = "markdown.lark"
 # A `<` beyond that is read as a literal character.
 _MAX_CANDIDATES = 4
 
+# How far ahead of a `<` one compiled match looks for a complete tag (a bound on the
+# work per `<`; a longer tag is followed by the automata as it arrives).
+_TAG_WINDOW = 512
+
+# The shortcuts that read ahead (`_lines`, a tag decided at its `<`) pay for themselves
+# on pieces at least this long; short pieces (a few characters while a ticket is
+# outstanding) go the general way.
+_LOOKAHEAD_MIN = 32
+
+# `_lines` reads a paragraph line from a copy of it up to this length.
+_LINE_COPY_MAX = 4096
+
 # A tab advances to the next multiple of this many columns (CommonMark 2.2).
 _TAB_STOP = 4
 # Indentation of this many columns or more is indented code (CommonMark 4.4).
@@ -138,6 +164,14 @@ class _Syntax:
     plain_line: re.Pattern[str]
     plain_lines: re.Pattern[str]
     blank_line: re.Pattern[str]
+    starts_no_block: re.Pattern[str]
+    inline_tag: re.Pattern[str]
+    tag_stops: re.Pattern[str]
+    inline_stops: str
+    plain_ascii: frozenset[str]
+    item_or_heading: re.Pattern[str]
+    fence_close_line: re.Pattern[str]
+    spaces: re.Pattern[str]
     atx: regex.Pattern[str]
     fences: dict[str, regex.Pattern[str]]
     fence_close: regex.Pattern[str]
@@ -227,6 +261,27 @@ def _syntax() -> _Syntax:
     plain_lines = re.compile(text_run + "(?:\n {0,3}(?!" + block_start + ")(?=[^ \t\r\n])"
                              + text_run + ")*")
     blank_line = re.compile("[ \t]*" + need("LINE_ENDING_SCAN"))
+    # For the line-at-a-time path (`_lines`), at a line's first non-space character
+    # (at most 3 columns in, the line ending in the text): a character that starts no
+    # block, so the line is paragraph text (the ASCII ones outside BLOCK_START_SCAN as
+    # a set; else no block start's terminal matches there, as `_ls_machine` tries
+    # them, the setext underline included), and the two block starts it decides
+    # itself, a list item whose content is paragraph text (1-4 spaces after the
+    # marker), an ATX heading and a fence opener.
+    not_a_block = "".join("(?!" + pattern + ")" for pattern in (
+        re.escape(char("BLOCKQUOTE_MARKER")), re.escape(char("TAG_OPEN")),
+        *(need(name) for name in ("ATX_HEADING_MARKER", "BACKTICK_FENCE", "TILDE_FENCE",
+                                  "SETEXT_UNDERLINE", "THEMATIC_BREAK",
+                                  "BULLET_LIST_MARKER", "ORDERED_LIST_MARKER"))))
+    plain_first = re.compile("(?!" + block_start + ")[^ \t\r\n]")
+    no_block = f"(?!{block_start})[^ \t\r\n]|{not_a_block}[^ \t\r\n]"
+    starts_no_block = re.compile(no_block)
+    item_or_heading = re.compile(
+        f"(?={block_start})(?:(?:(?P<bullet>{need('BULLET_LIST_MARKER')})"
+        f"|(?P<ordered>{need('ORDERED_LIST_MARKER')}))(?P<spaces> {{1,4}})(?={no_block})"
+        f"|(?P<heading>{need('ATX_HEADING_MARKER')})"
+        f"|(?P<fence>{need('BACKTICK_FENCE')}|{need('TILDE_FENCE')}))")
+    inline_stops = backtick + char("BACKSLASH") + tag_open + "\r\n"
     html_ends: list[re.Pattern[str] | None] = [None]
     for kind in range(1, 6):
         html_ends.append(re.compile(need(f"HTML_BLOCK_{kind}_END")))
@@ -244,9 +299,20 @@ def _syntax() -> _Syntax:
         plain_line=plain_line,
         plain_lines=plain_lines,
         blank_line=blank_line,
+        starts_no_block=starts_no_block,
+        inline_tag=re.compile("|".join("(?:" + need(name) + ")" for name in _INLINE_AUTOMATA)),
+        # What a tag may not hold for `inline_tag` to stand for the automata: a
+        # character with an inline meaning (`_inline_slow` reads these), or NUL (which
+        # the automata read as U+FFFD).
+        inline_stops=inline_stops,
+        tag_stops=re.compile("[" + re.escape(inline_stops) + "\\x00]"),
+        plain_ascii=frozenset(c for c in map(chr, range(0x80)) if plain_first.match(c)),
+        item_or_heading=item_or_heading,
+        spaces=re.compile(" *"),
         atx=partial("ATX_HEADING_MARKER"),
         fences={backtick: partial("BACKTICK_FENCE"), tilde: partial("TILDE_FENCE")},
         fence_close=partial("FENCE_CLOSE"),
+        fence_close_line=re.compile(need("FENCE_CLOSE")),
         thematic=partial("THEMATIC_BREAK"),
         setext=partial("SETEXT_UNDERLINE"),
         bullet=partial("BULLET_LIST_MARKER"),
@@ -357,7 +423,8 @@ class _Automata:
     html_block_7: _DFA
 
 
-_AUTOMATA = ("RAW_HTML", "URI_AUTOLINK", "EMAIL_AUTOLINK", "HTML_BLOCK_7_LINE")
+_INLINE_AUTOMATA = ("RAW_HTML", "URI_AUTOLINK", "EMAIL_AUTOLINK")
+_AUTOMATA = (*_INLINE_AUTOMATA, "HTML_BLOCK_7_LINE")
 
 
 @functools.cache
@@ -394,11 +461,12 @@ _ALIVE, _COMPLETE, _DEAD = 0, 1, 2
 class _Candidate:
     """A `<` that may still be a complete raw HTML tag or autolink."""
 
-    __slots__ = ("dfas", "states")
+    __slots__ = ("dfas", "live", "states")
 
-    def __init__(self, dfas: tuple[_DFA, ...], states: list[int]) -> None:
+    def __init__(self, dfas: tuple[_DFA, ...], states: list[int], live: int) -> None:
         self.dfas = dfas
         self.states = states
+        self.live = live  # how many automata are still alive
 
     def step(self, ch: str) -> int:
         alive = False
@@ -413,7 +481,33 @@ class _Candidate:
                 if dfa.final[s]:
                     return _COMPLETE
                 alive = True
+            else:
+                self.live -= 1
         return _ALIVE if alive else _DEAD
+
+    def skip(self, text: str, i: int, n: int, stops: str) -> int:
+        """With one automaton left alive (`live` is 1: a tag past its name, an
+        autolink past its scheme), step it over text[i:n] while the characters have
+        no inline meaning (none of `stops`) and leave it alive and incomplete, which
+        is all `step` would do with them; return where that stops."""
+        states = self.states
+        k = 0
+        while states[k] < 0:
+            k += 1
+        dfa = self.dfas[k]
+        table, default, final = dfa.table, dfa.default, dfa.final
+        s = states[k]
+        while i < n:
+            ch = text[i]
+            if ch in stops:
+                break
+            t = table[s].get(ch, default[s])
+            if t < 0 or final[t]:
+                break
+            s = t
+            i += 1
+        states[k] = s
+        return i
 
 
 @functools.cache
@@ -425,12 +519,91 @@ def _dead_after(tag_open: str, ch: str) -> bool:
     return cand is None or cand.step(ch) == _DEAD
 
 
-def _new_candidate(tag_open: str) -> _Candidate | None:
+_Automaton = tuple[tuple[dict[str, int], ...], tuple[int, ...], tuple[bool, ...], int]
+
+
+@functools.cache
+def _after_tag_open(tag_open: str) -> tuple[_Automaton, ...]:
+    """The inline automata a `tag_open` leaves alive: (table, default, final, state)."""
+    out = []
+    for dfa in _automata().inline:
+        state = dfa.table[dfa.initial].get(tag_open, dfa.default[dfa.initial])
+        if state >= 0:
+            out.append((dfa.table, dfa.default, dfa.final, state))
+    return tuple(out)
+
+
+def _candidate_ahead(text: str, i: int, n: int, tag_open: str, stops: str) -> int:
+    """Read ahead a candidate opened by the `tag_open` just before text[i], with no
+    other candidate alive: if the automata decide it before any character whose
+    meaning it would change (in `stops`: backticks, backslashes, `tag_open`, line
+    endings), it changes nothing and need not be followed: a tag that completes only
+    takes characters with no inline meaning, and one that fails leaves the character
+    that failed it to mean what it means without it. Returns where the scan goes on
+    then (after the completing character, or at the failing one), else -1."""
+    live = _after_tag_open(tag_open)
+    k = i
+    while k < n:
+        ch = text[k]
+        stop = ch in stops
+        if stop and (ch == "\r" or ch == "\n"):
+            ch = "\n"  # as `_inline_eol` steps them
+        alive = []
+        for table, default, final, state in live:
+            state = table[state].get(ch, default[state])
+            if state >= 0:
+                if final[state]:
+                    return -1 if stop else k + 1
+                alive.append((table, default, final, state))
+        if not alive:
+            return k
+        if stop:
+            return -1
+        k += 1
+        if len(alive) == 1:  # the common case after a few characters: one automaton
+            table, default, final, state = alive[0]
+            while k < n:
+                ch = text[k]
+                if ch in stops:
+                    if ch == "\r" or ch == "\n":
+                        ch = "\n"
+                    state = table[state].get(ch, default[state])
+                    return k if state < 0 else -1
+                state = table[state].get(ch, default[state])
+                if state < 0:
+                    return k
+                if final[state]:
+                    return k + 1
+                k += 1
+            return -1
+        live = tuple(alive)
+    return -1
+
+
+def _dead_tags_only(line: str, tag_open: str) -> bool:
+    """Whether every `tag_open` in `line` (which ends with its line ending) is followed
+    by a character that starts no raw HTML tag or autolink."""
+    j = line.find(tag_open)
+    while j >= 0:
+        if not _dead_after(tag_open, line[j + 1]):
+            return False
+        j = line.find(tag_open, j + 1)
+    return True
+
+
+@functools.cache
+def _opened(tag_open: str) -> tuple[tuple[_DFA, ...], tuple[int, ...], int]:
+    """The inline automata, their states after `tag_open`, and how many are alive."""
     dfas = _automata().inline
-    states = [d.table[d.initial].get(tag_open, d.default[d.initial]) for d in dfas]
-    if all(s < 0 for s in states):
+    states = tuple(d.table[d.initial].get(tag_open, d.default[d.initial]) for d in dfas)
+    return dfas, states, sum(s >= 0 for s in states)
+
+
+def _new_candidate(tag_open: str) -> _Candidate | None:
+    dfas, states, live = _opened(tag_open)
+    if not live:
         return None
-    return _Candidate(dfas, states)
+    return _Candidate(dfas, list(states), live)
 
 
 class _Opener:
@@ -590,6 +763,16 @@ class MarkdownTracker:
             self._marks.append((self._lb_len, ticket))
             return Context.PENDING, ticket
         # _LINE_START: decide the line as far as a `<` next allows.
+        if (self._leaf == _FENCE and not self._blocks and not self._marks
+                and self._fence_char != self._syn.tag_open
+                and not self._held_line().strip(" \t")):
+            # A line of a fence (tool-call examples in code): only indentation so far,
+            # and a `<` cannot close the fence. What `_ls_machine` decides, directly.
+            self._lb_parts, self._lb_len, self._ls_wait = [], 0, None
+            self._ls_dirty = True
+            self._heading = False
+            self._mode = _CODE_LINE
+            return Context.CODE, -1
         if self._line_start(peek=True) >= 0:
             return self.context()
         # Stopped at the `<` itself: an HTML block start (kinds 1-6 interrupt a
@@ -658,8 +841,19 @@ class MarkdownTracker:
 
     def _dispatch(self, text: str) -> None:
         i, n = 0, len(text)
+        # Whole "\n" lines go through `_lines` while the state is one it handles (a
+        # fresh line start, or inline text with no candidate, escape or open run).
+        lines = n >= _LOOKAHEAD_MIN and "\n" in text and "\r" not in text
         while i < n:
             mode = self._mode
+            if lines and not self._cands and (
+                    (mode == _INLINE and not self._esc and not self._run)
+                    or (mode == _LINE_START and not self._ls_dirty and not self._after_cr)):
+                # It stops where the general code must take one step (or at n).
+                i = self._lines(text, i, n)
+                if i >= n:
+                    return
+                mode = self._mode
             if mode == _INLINE:
                 i = self._inline_feed(text, i, n)
             elif mode == _LINE_START:
@@ -688,6 +882,220 @@ class MarkdownTracker:
         if self._ls_dirty:
             self._reset_line()
         return j + 1
+
+    # ====================================================== the line-at-a-time path
+
+    def _lines(self, text: str, i: int, n: int) -> int:
+        """Ordinary Markdown a whole "\n" line at a time, each decided by one or two
+        compiled matches instead of the resumable line-start machine.
+
+        The line shapes decided here (after the open containers the line continues:
+        list items by indentation, block quotes by their marker) are: a blank line; a
+        line of a fenced code block (its closing fence included) or of an indented
+        one; paragraph text (a new paragraph, a continuation or a lazy continuation);
+        4+ columns of indentation; a list item marker with 1-4 spaces and paragraph
+        text after it; an ATX heading; a fence opener (a backtick one when no backtick
+        follows it on the line). Each changes the block state exactly as `_ls_machine`
+        does for that shape. The rest of a paragraph line is taken here when its only
+        inline markers are single backticks (and `<` that can start no tag).
+
+        Anything else is left to the general code: a tab before a line's content, any
+        other block start, an HTML block, a line cut by the end of `text`, inline text
+        with a backslash, a longer backtick run or a `<` that may start a tag
+        (`_inline_feed` takes that line and hands back at the next line start).
+        Returns where it stopped, at a fresh line start or in clean inline state (no
+        candidate, escape or open run), as the general code would be there.
+        """
+        syn = self._syn
+        find = text.find
+        backtick, backslash, tag_open = syn.backtick, syn.backslash, syn.tag_open
+        double_run = backtick + backtick
+        quote_marker = syn.quote_marker
+        plain_ascii = syn.plain_ascii
+        starts_no_block = syn.starts_no_block.match
+        item_or_heading = syn.item_or_heading.match
+        spaces = syn.spaces.match
+        fence_close = syn.fence_close_line.match
+        blocks = self._blocks
+        if self._mode == _INLINE:  # the rest of a line the general code started
+            e = find("\n", i)
+            if e < 0:
+                return i
+        else:
+            e = -1
+        while True:
+            if e < 0:
+                # A line start. Stage 0: the containers the line continues (k of
+                # them); `pos` is where the last one's content starts, `q` the next
+                # non-space character.
+                e = find("\n", i)
+                if e < 0:
+                    return i
+                leaf = self._leaf
+                pos = i
+                k = 0
+                nb = len(blocks)
+                while True:
+                    q = pos
+                    if text[q] == " " and (run := spaces(text, q)) is not None:
+                        q = run.end()
+                    ch = text[q]
+                    if ch == "\t":
+                        return i  # columns: the general code counts them
+                    if k == nb:
+                        break
+                    cont = blocks[k]
+                    if cont.quote:
+                        if q - pos >= _CODE_INDENT or ch != quote_marker:
+                            break
+                        pos = q + 1
+                        after = text[pos]
+                        if after == " ":
+                            pos += 1
+                        elif after == "\t":
+                            return i
+                    elif ch == "\n":
+                        if not cont.has_child:
+                            break
+                    elif q - pos >= cont.content:
+                        pos += cont.content
+                    else:
+                        break
+                    k += 1
+                indent = q - pos
+                all_matched = k == nb
+                if ch == "\n":  # a blank line
+                    if all_matched:
+                        if leaf == _FENCE or leaf == _ICODE:
+                            i, e = e + 1, -1
+                            if i >= n:
+                                return i
+                            continue
+                        if leaf == _HTML and self._html_kind < 6:
+                            return i
+                    if leaf != _NO_LEAF:
+                        if leaf == _PARA and self._stack:
+                            self._end_paragraph()
+                        self._leaf = _NO_LEAF
+                    if k < nb:
+                        del blocks[k:]
+                    i, e = e + 1, -1
+                    if i >= n:
+                        return i
+                    continue
+                # Stage 1: the open leaf, when every container continues.
+                if all_matched and leaf != _PARA and leaf != _NO_LEAF:
+                    if leaf == _FENCE:
+                        if indent < _CODE_INDENT and ch == self._fence_char:
+                            close = fence_close(text, q)
+                            if (close is not None and len(close.group().rstrip(" \t"))
+                                    >= self._fence_len):
+                                self._leaf = _NO_LEAF
+                        i, e = e + 1, -1
+                        if i >= n:
+                            return i
+                        continue
+                    if leaf == _HTML:
+                        return i
+                    if indent >= _CODE_INDENT:  # indented code goes on
+                        i, e = e + 1, -1
+                        if i >= n:
+                            return i
+                        continue
+                # Stage 2: block starts.
+                if indent >= _CODE_INDENT:
+                    if leaf != _PARA:  # (indented code cannot interrupt a paragraph)
+                        self._leaf = _ICODE
+                        if k < nb:
+                            del blocks[k:]
+                        if blocks:
+                            blocks[-1].has_child = True
+                        i, e = e + 1, -1
+                        if i >= n:
+                            return i
+                        continue
+                    i = q
+                elif (ch in plain_ascii
+                      or ((m := item_or_heading(text, q)) is None and starts_no_block(text, q))):
+                    if leaf != _PARA:  # else a continuation line, or a lazy one
+                        self._leaf = _PARA
+                        if k < nb:
+                            del blocks[k:]
+                        if blocks:
+                            blocks[-1].has_child = True
+                    i = q
+                else:
+                    if m is None:
+                        return i
+                    kind = m.lastgroup
+                    if kind == "fence":
+                        if ch != syn.tilde and find(backtick, m.end(), e) >= 0:
+                            return i  # a backtick fence's info string has no backtick
+                    elif kind != "heading" and all_matched and leaf == _PARA:
+                        ordered = m.group("ordered")
+                        if ordered is not None and syn.ordered_one.fullmatch(ordered) is None:
+                            return i  # only an item that starts at 1 interrupts a paragraph
+                    if leaf == _PARA and self._stack:
+                        self._end_paragraph()
+                    if k < nb:
+                        del blocks[k:]
+                    if blocks:
+                        blocks[-1].has_child = True
+                    if kind == "fence":  # the opening line is code
+                        self._leaf = _FENCE
+                        self._fence_char, self._fence_len = ch, m.end() - q
+                        i, e = e + 1, -1
+                        if i >= n:
+                            return i
+                        continue
+                    i = m.end()
+                    if kind == "heading":
+                        self._leaf = _HEADING
+                        self._heading = True
+                    else:
+                        item = _Container(False, indent + i - q)
+                        item.has_child = True
+                        blocks.append(item)
+                        self._leaf = _PARA
+            # Inline text from i to the line ending at e (a copy: `in` is cheaper than
+            # bounded searches; a very long line goes the general way instead).
+            line = text[i:e + 1] if e - i < _LINE_COPY_MAX else ""
+            if (not line or backslash in line or double_run in line
+                    or (tag_open in line and not _dead_tags_only(line, tag_open))):
+                self._mode = _INLINE
+                i = self._inline_feed(text, i, n)
+                if self._mode != _LINE_START or self._cands or i >= n:
+                    return i
+                e = -1
+                continue
+            runs = line.count(backtick)
+            if runs and (runs & 1 or self._stack):  # (else they pair up among themselves)
+                self._single_runs(runs)
+            if self._heading:  # the line ends the heading
+                self._heading = False
+                if self._stack:
+                    self._end_paragraph()
+                self._leaf = _NO_LEAF
+            self._mode = _LINE_START
+            if self._ls_dirty:
+                self._reset_line()
+            i, e = e + 1, -1
+            if i >= n:
+                return i
+
+    def _single_runs(self, count: int) -> None:
+        """`count` backtick runs of length 1 in paragraph text with no other inline
+        marker: the first closes a stuck opener of length 1 if there is one, and the
+        rest pair up among themselves (the last one stays open if they are odd)."""
+        index = self._len_at.get(1)
+        if index is not None:
+            self._close_at(index, 0)
+            count -= 1
+        if count & 1:
+            stack = self._stack
+            opener = _Opener(1, len(stack))
+            stack.append(opener)
+            self._len_at[1] = opener.index
 
     def _reset_line(self) -> None:
         self._lb_parts = []
@@ -1374,11 +1782,7 @@ class MarkdownTracker:
         syn = self._syn
         scan = syn.inline_scan.search
         backtick, backslash, tag_open = syn.backtick, syn.backslash, syn.tag_open
-        runs = syn.backtick_run
-
-        def run_end(at: int) -> int:
-            m = runs.match(text, at)
-            return m.end() if m is not None else at + 1
+        runs = syn.backtick_run.match
 
         bulk = syn.plain_lines.match if not self._blocks else None
         while i < n:
@@ -1400,11 +1804,21 @@ class MarkdownTracker:
                 j = m.start()
             ch = text[j]
             if ch == backtick:
-                k = run_end(j)
+                k = j + 1
+                if k < n and text[k] == backtick and (run := runs(text, k)) is not None:
+                    k = run.end()
                 if k == n:
                     self._run, self._run_esc = k - j, False
                     return n
-                self._close_or_push(k - j, False)
+                # `_close_or_push(k - j, False)` with no candidate (so at level 0)
+                index = self._len_at.get(k - j)
+                if index is not None:
+                    self._close_at(index, 0)
+                else:
+                    stack = self._stack
+                    opener = _Opener(k - j, len(stack))
+                    stack.append(opener)
+                    self._len_at[k - j] = opener.index
                 i = k
             elif ch == backslash:
                 if j + 1 == n:
@@ -1412,7 +1826,8 @@ class MarkdownTracker:
                     return n
                 nxt = text[j + 1]
                 if nxt == backtick:
-                    k = run_end(j + 1)
+                    run = runs(text, j + 1)
+                    k = run.end() if run is not None else j + 2
                     if k == n:
                         self._run, self._run_esc = k - j - 1, True
                         return n
@@ -1423,13 +1838,7 @@ class MarkdownTracker:
                 else:
                     i = j + 2
             elif ch == tag_open:
-                i = j + 1
-                if i < n and _dead_after(tag_open, text[i]):
-                    continue
-                if len(self._cands) < _MAX_CANDIDATES:
-                    cand = _new_candidate(tag_open)
-                    if cand is not None:
-                        self._push_candidate(cand)
+                i = self._tag_open(text, j + 1, n)
             else:
                 self._inline_eol()
                 return self._end_line(text, j)
@@ -1440,7 +1849,14 @@ class MarkdownTracker:
         pending); returns as soon as the fast scan can take over again."""
         syn = self._syn
         backtick, backslash, tag_open = syn.backtick, syn.backslash, syn.tag_open
+        stops = syn.inline_stops
         while i < n:
+            cands = self._cands
+            if (len(cands) == 1 and cands[0].live == 1 and not self._run and not self._esc
+                    and text[i] not in stops):
+                i = cands[0].skip(text, i, n, stops)
+                if i == n:
+                    return n
             ch = text[i]
             if ch == backtick:
                 if self._cands:
@@ -1462,14 +1878,40 @@ class MarkdownTracker:
                 self._esc = False
             elif ch == backslash:
                 self._esc = True
-            elif ch == tag_open and len(self._cands) < _MAX_CANDIDATES:
-                cand = _new_candidate(tag_open)
-                if cand is not None:
-                    self._push_candidate(cand)
+            elif ch == tag_open:
+                i = self._tag_open(text, i + 1, n)
+                if not self._cands:
+                    return i
+                continue
             i += 1
             if not self._cands and not self._esc:
                 return i
         return n
+
+    def _tag_open(self, text: str, i: int, n: int) -> int:
+        """An unescaped `<` just before text[i] in paragraph text: a candidate, unless
+        it is decided at once. Returns where the scan goes on."""
+        cands = self._cands
+        if len(cands) >= _MAX_CANDIDATES:
+            return i
+        syn = self._syn
+        tag_open = syn.tag_open
+        if i < n and _dead_after(tag_open, text[i]):
+            return i  # (`<<`, `< `, `<1`)
+        if not cands and n - i >= _LOOKAHEAD_MIN:
+            # A complete tag or autolink right here, with nothing inside that has an
+            # inline meaning: the candidate would complete inside it, so it changes
+            # nothing (see `_candidate_ahead`). One bounded match; else the automata.
+            m = syn.inline_tag.match(text, i - 1, min(n, i - 1 + _TAG_WINDOW))
+            if m is not None and syn.tag_stops.search(text, i, m.end()) is None:
+                return m.end()
+            k = _candidate_ahead(text, i, n, tag_open, syn.inline_stops)
+            if k >= 0:
+                return k
+        cand = _new_candidate(tag_open)
+        if cand is not None:
+            self._push_candidate(cand)
+        return i
 
     def _inline_eol(self) -> None:
         if self._run:
