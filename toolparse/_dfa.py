@@ -18,7 +18,7 @@ from typing import Any
 
 from toolparse._resources import cached_json
 
-__all__ = ["DFA", "compile_dfa", "dfa_for"]
+__all__ = ["DFA", "compile_dfa", "dfa_for", "dfa_from_data", "dfa_to_data"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +80,10 @@ def _expand_whitespace(pattern: str) -> str:
     return "".join(out)
 
 
-def compile_dfa(pattern: str) -> DFA:
+def compile_dfa(pattern: str, *, same_as: dict[str, str] | None = None) -> DFA:
     """The automaton of `pattern` (no lookarounds or backreferences); raises on
-    patterns interegular cannot read."""
+    patterns interegular cannot read. `same_as` maps a character to one whose moves it
+    takes (the Markdown tracker reads NUL as U+FFFD, as markdown-it does)."""
     import interegular
     from interegular.fsm import anything_else
 
@@ -98,23 +99,27 @@ def compile_dfa(pattern: str) -> DFA:
         moves = fsm.map.get(s, {})
         nxt = moves.get(other)
         dflt = index[nxt] if nxt is not None else -1
-        row = {}
+        row: dict[str, int] = {}
         for c in chars:
             to = moves.get(alphabet[c])
-            to_index = index[to] if to is not None else -1
-            if to_index != dflt:  # keep only the moves that differ from the default
-                row[c] = to_index
-        table.append(row)
+            row[c] = index[to] if to is not None else -1
+        for c, model in (same_as or {}).items():
+            row[c] = row.get(model, dflt)
+        # Keep only the moves that differ from the default: the same automaton, and a
+        # small table (the whitespace class alone is dozens of characters).
+        table.append({c: to for c, to in row.items() if to != dflt})
         default.append(dflt)
     return DFA(index[fsm.initial], tuple(table), tuple(default),
                tuple(s in fsm.finals for s in states))
 
 
-def _to_data(dfa: DFA) -> list[Any]:
+def dfa_to_data(dfa: DFA) -> list[Any]:
+    """`dfa` as JSON data (for `cached_json`)."""
     return [dfa.initial, list(dfa.table), list(dfa.default), list(dfa.final)]
 
 
-def _from_data(data: list[Any]) -> DFA:
+def dfa_from_data(data: list[Any]) -> DFA:
+    """The DFA that `dfa_to_data` wrote."""
     initial, table, default, final = data  # JSON keeps str keys and int values
     return DFA(initial, tuple(table), tuple(default), tuple(final))
 
@@ -129,7 +134,7 @@ def dfa_for(pattern: str) -> DFA | None:
 
     def build() -> list[Any] | None:
         try:
-            return _to_data(compile_dfa(pattern))
+            return dfa_to_data(compile_dfa(pattern))
         except Exception:  # interegular is third-party code on arbitrary grammar regexps
             return None
 
@@ -137,6 +142,6 @@ def dfa_for(pattern: str) -> DFA | None:
     if data is None:
         return None
     try:
-        return _from_data(data)
+        return dfa_from_data(data)
     except (TypeError, ValueError):
         return None

@@ -106,6 +106,8 @@ from typing import Any
 import regex
 
 from toolparse._errors import GrammarError
+from toolparse._dfa import DFA as _DFA
+from toolparse._dfa import compile_dfa, dfa_from_data, dfa_to_data
 from toolparse._lexer import second_chars
 from toolparse._resources import cached_json, grammar_path, terminal_table
 
@@ -343,81 +345,6 @@ def _wait_for_other_than(chars: str) -> re.Pattern[str]:
 # ------------------------------------------------------------------------- automata
 
 @dataclass(frozen=True, slots=True)
-class _DFA:
-    """A deterministic automaton: `table[state].get(char, default[state])`, -1 is dead."""
-
-    initial: int
-    table: tuple[dict[str, int], ...]
-    default: tuple[int, ...]
-    final: tuple[bool, ...]
-
-    def run(self, state: int, text: str) -> int:
-        table, default = self.table, self.default
-        for ch in text:
-            state = table[state].get(ch, default[state])
-            if state < 0:
-                return -1
-        return state
-
-
-def _unicode_whitespace_class() -> str:
-    # Python's `\s` (str patterns) is str.isspace(); interegular's is ASCII only.
-    return "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
-
-
-def _expand_whitespace(pattern: str, spaces: str) -> str:
-    out: list[str] = []
-    i, in_class = 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern):
-            if pattern[i + 1] == "s":
-                out.append(spaces if in_class else "[" + spaces + "]")
-            else:
-                out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if c == "[" and not in_class:
-            in_class = True
-        elif c == "]" and in_class:
-            in_class = False
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _compile_dfa(pattern: str) -> _DFA:
-    import interegular
-    from interegular.fsm import anything_else
-
-    fsm = interegular.parse_pattern(
-        _expand_whitespace(pattern, _unicode_whitespace_class())).to_fsm()
-    alphabet = fsm.alphabet
-    other = alphabet[anything_else]
-    states = sorted(fsm.states)
-    index = {s: n for n, s in enumerate(states)}
-    chars = [c for c in alphabet.keys() if c is not anything_else]
-    table: list[dict[str, int]] = []
-    default: list[int] = []
-    for s in states:
-        moves = fsm.map.get(s, {})
-        row = {}
-        for c in chars:
-            nxt = moves.get(alphabet[c])
-            row[c] = index[nxt] if nxt is not None else -1
-        nxt = moves.get(other)
-        dflt = index[nxt] if nxt is not None else -1
-        # markdown-it replaces NUL with U+FFFD before parsing.
-        row["\x00"] = row.get("\ufffd", dflt)
-        # Keep only the moves that differ from the default one: same automaton, and a
-        # small table (the whitespace class alone is dozens of characters).
-        table.append({c: to for c, to in row.items() if to != dflt})
-        default.append(dflt)
-    final = tuple(s in fsm.finals for s in states)
-    return _DFA(index[fsm.initial], tuple(table), tuple(default), final)
-
-
-@dataclass(frozen=True, slots=True)
 class _Automata:
     inline: tuple[_DFA, ...]  # raw HTML, URI autolink, e-mail autolink
     html_block_7: _DFA
@@ -434,23 +361,18 @@ def _automata() -> _Automata:
     regexps = _syntax().terminals
     patterns = [regexps[name] for name in _AUTOMATA]
 
+    def compile_one(pattern: str) -> _DFA:
+        # markdown-it replaces NUL with U+FFFD before parsing.
+        return compile_dfa(pattern, same_as={"\x00": "\ufffd"})
+
     def build() -> list[list[Any]]:
-        return [_dfa_data(_compile_dfa(p)) for p in patterns]
+        return [dfa_to_data(compile_one(p)) for p in patterns]
 
     try:
-        dfas = [_dfa_from_data(d) for d in cached_json("automata", "\0".join(patterns), build)]
+        dfas = [dfa_from_data(d) for d in cached_json("automata", "\0".join(patterns), build)]
     except (TypeError, ValueError, KeyError, IndexError):  # a cache of another shape
-        dfas = [_compile_dfa(p) for p in patterns]
+        dfas = [compile_one(p) for p in patterns]
     return _Automata(inline=tuple(dfas[:3]), html_block_7=dfas[3])
-
-
-def _dfa_data(dfa: _DFA) -> list[Any]:
-    return [dfa.initial, list(dfa.table), list(dfa.default), list(dfa.final)]
-
-
-def _dfa_from_data(data: list[Any]) -> _DFA:
-    initial, table, default, final = data  # JSON keeps str keys and int values
-    return _DFA(initial, tuple(table), tuple(default), tuple(final))
 
 
 # ------------------------------------------------------------------- inline state
