@@ -364,10 +364,16 @@ class StreamParser:
         arriving (a prefix of one reaching the end of the text), or -1."""
         dialect = self._dialect
         end = len(text)
+        dfa = dialect.opener_dfa
         for candidate in dialect.opener_start_search.finditer(text, start, stop + 1):
             at = candidate.start()
             if at >= stop:
                 break
+            if dfa is not None:
+                # Alive to the end without completing: a prefix of a block start.
+                if dfa.advance(dfa.initial, text[at:end]) >= 0:
+                    return at
+                continue
             m = dialect.opener_probe.match(text, at, end, partial=True)
             if m is not None and m.partial:
                 return at
