@@ -80,22 +80,22 @@ class Dialect:
     """Where a block start could begin: an opener's first character followed by one
     that can come second, or by the end of the text (for the partial check)."""
 
-    @property
+    @functools.cached_property
     def opener_search(self) -> re.Pattern[str]:
         """`opener_pattern` in `re`: finds the next complete block start at C speed."""
         return _compiled(self.opener_pattern)
 
-    @property
+    @functools.cached_property
     def opener_start_search(self) -> re.Pattern[str]:
         """`opener_starts` in `re`."""
         return _compiled(self.opener_starts)
 
-    @property
+    @functools.cached_property
     def opener_dfa(self) -> DFA | None:
         """The openers' automaton (see `_dfa`), for stepping a tag that is arriving."""
         return dfa_for("|".join(f"(?:{spec.full.pattern})" for spec in self.openers))
 
-    @property
+    @functools.cached_property
     def opener_probe(self) -> regex.Pattern[str]:
         """`opener_pattern` in `regex`: can the end of a chunk still become a block start?"""
         return partial_pattern(self.opener_pattern)
