@@ -25,13 +25,14 @@ from typing import Any
 
 import toolparse
 from toolparse import _bench
+from toolparse._bench import measures, timing, workloads
 
 
 def _run(text: str, chunk: int | None, dialect: Any) -> None:
     if chunk is None:
-        toolparse.parse(text, dialect, max_capture=_bench.BENCH_MAX_CAPTURE)
+        toolparse.parse(text, dialect, max_capture=workloads.BENCH_MAX_CAPTURE)
         return
-    parser = toolparse.StreamParser(dialect, max_capture=_bench.BENCH_MAX_CAPTURE)
+    parser = toolparse.StreamParser(dialect, max_capture=workloads.BENCH_MAX_CAPTURE)
     feed = parser.feed
     for i in range(0, len(text), chunk):
         feed(text[i:i + chunk])
@@ -49,9 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     cli.add_argument("--pyinstrument", action="store_true", help="a sampled call tree")
     args = cli.parse_args(argv)
     chunk = None if args.chunk == "parse" else int(args.chunk)
-    size = _bench._parse_size(args.size)
-    dialect = _bench._dialect(args.grammar)
-    _bench._warm_up(dialect)
+    size = timing.parse_size(args.size)
+    dialect = measures.load_dialect(args.grammar)
+    timing.warm_up(dialect)
     text = _bench.generate(args.workload, size).text
     units = len(text) if chunk is None else -(-len(text) // chunk)
     unit = "char" if chunk is None else "chunk"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import random
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import toolparse
+from toolparse.corpus import random_chunks, split_at  # noqa: F401  (shared by the tests)
 
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO.parent / "shared" / "conformance"
@@ -23,27 +23,6 @@ settings.register_profile("thorough", max_examples=2000, deadline=None,
 settings.register_profile("quick", max_examples=30, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("TOOLPARSE_HYPOTHESIS_PROFILE", "default"))
-
-
-def split_at(text: str, cuts: Iterable[int]) -> list[str]:
-    """`text` cut at the given offsets (out-of-range and repeated cuts are ignored)."""
-    points = sorted({c for c in cuts if 0 < c < len(text)})
-    pieces, last = [], 0
-    for c in points:
-        pieces.append(text[last:c])
-        last = c
-    pieces.append(text[last:])
-    return pieces
-
-
-def random_chunks(text: str, seed: int, low: int = 1, high: int = 9) -> list[str]:
-    rnd = random.Random(seed)
-    pieces, i = [], 0
-    while i < len(text):
-        n = rnd.randint(low, high)
-        pieces.append(text[i:i + n])
-        i += n
-    return pieces or [""]
 
 
 def stream(chunks: Sequence[str], **options: Any) -> list[toolparse.Event]:

@@ -12,6 +12,7 @@ import pytest
 
 import toolparse
 from toolparse import _bench
+from toolparse._bench import timing, workloads
 
 SMALL = 8 * 1024
 
@@ -118,7 +119,7 @@ def test_larger_sizes_extend_smaller_ones(name: str) -> None:
 
 
 def _found(text: str) -> list[toolparse.ToolCallBlock]:
-    result = toolparse.parse(text, max_capture=_bench.BENCH_MAX_CAPTURE)
+    result = toolparse.parse(text, max_capture=workloads.BENCH_MAX_CAPTURE)
     return [e for e in result.events if isinstance(e, toolparse.ToolCallBlock)]
 
 
@@ -210,6 +211,6 @@ def test_adversarial_open_value() -> None:
 
 
 def test_floor_does_what_the_issue_says() -> None:
-    floor = _bench._Floor()
+    floor = timing.Floor()
     assert floor.feed("a<b") == 1 + -1
     floor.close()

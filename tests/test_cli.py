@@ -15,7 +15,7 @@ import pytest
 
 from toolparse import corpus
 from toolparse._cli import main
-from toolparse._resources import grammar_path
+from toolparse._syntax.files import grammar_path
 
 BLOCK = '<tool_calls><invoke name="ping"><parameter name="n">1</parameter></invoke></tool_calls>'
 PING = {"calls": [{"name": "ping", "arguments": {"n": 1}}], "raw": BLOCK}

@@ -12,7 +12,7 @@ import pytest
 
 import toolparse
 from toolparse import corpus
-from toolparse._resources import grammar_path
+from toolparse._syntax.files import grammar_path
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "corpus"

@@ -10,7 +10,7 @@ import pytest
 
 import toolparse
 from toolparse._dialect import bundled_dialects
-from toolparse._resources import grammar_path
+from toolparse._syntax.files import grammar_path
 
 ALIASES = '("tool-calls" | "toolcalls" | "function_calls" | "calls")'
 
@@ -93,9 +93,13 @@ def test_python_spells_no_tag() -> None:
     # name grammar rules (their contract with a grammar) but spell no tag, prefix or
     # marker.
     package = Path(toolparse.__file__).parent
-    spelled = re.compile(r"tool_calls|tool-calls|DSML|CDATA|function_calls|｜|[\"']</?[!A-Za-z]", re.I)
-    for module in ["_stream.py", "_lexer.py", "_dialect.py", "_markdown.py"]:
-        source = (package / module).read_text(encoding="utf-8")
+    spelled = re.compile(r"tool_calls|tool-calls|DSML|CDATA\[|function_calls|｜|[\"']</?[!A-Za-z]", re.I)
+    modules = [path for room in ("_stream", "_dialect", "_markdown", "_syntax")
+               for path in sorted((package / room).glob("*.py"))]
+    modules += [package / "_calls" / "values.py", package / "_calls" / "policy.py"]
+    assert len(modules) > 10
+    for module in modules:
+        source = module.read_text(encoding="utf-8")
         code = "\n".join(line for line in source.splitlines()
                          if not line.lstrip().startswith("#"))
         code = re.sub(r'""".*?"""', "", code, flags=re.S)

@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -33,8 +32,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from toolparse import _markdown
-from toolparse._bench import generate
+from toolparse._markdown import tracker as _markdown
+from toolparse.corpus import find_cases, random_chunks
 from toolparse._markdown import Context, MarkdownTracker
 
 TC = '<tool_calls><invoke name="x"></invoke></tool_calls>'
@@ -46,13 +45,7 @@ OPEN = "<tool_calls>"
 
 
 def random_pieces(text: str, seed: int, longest: int = 9) -> list[str]:
-    rnd = random.Random(seed)
-    out, i = [], 0
-    while i < len(text):
-        k = rnd.randint(1, longest)
-        out.append(text[i:i + k])
-        i += k
-    return out
+    return [piece for piece in random_chunks(text, seed, 1, longest) if piece]
 
 
 CHUNKINGS = {
@@ -974,9 +967,11 @@ def test_shortcuts_answer_as_the_general_code(doc: str) -> None:
     check_shortcuts(doc.replace("\r\n", "\n").replace("\r", "\n"))
 
 
-@pytest.mark.parametrize("workload", ["prose", "markup", "adv-backticks", "adv-lt-runs"])
-def test_shortcuts_on_benchmark_text(workload: str) -> None:
-    check_shortcuts(generate(workload, 20_000).text, ("whole", "random-3"))
+@pytest.mark.parametrize("group", ["realistic", "fences", "stray-backticks", "adversarial"])
+def test_shortcuts_on_corpus_text(group: str) -> None:
+    cases = [case for case in find_cases() if case.group == group]
+    assert cases, group
+    check_shortcuts("\n\n".join(case.text for case in cases)[:40_000], ("whole", "random-3"))
 
 
 @settings(settings.get_profile(PROFILE))

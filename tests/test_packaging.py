@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import toolparse
-from toolparse._resources import grammars_dir
+from toolparse._syntax.files import grammars_dir
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 
 import toolparse
 from toolparse import ConfigError, RepairConfig, RepairOutcome, SchemaError, repair_tool_call
-from toolparse import _repair
-from toolparse._repair import check_tools, validator_for_schema
+from toolparse._calls import repair as _repair
+from toolparse._calls.repair import schema as repair_schema
+from toolparse._calls.repair import check_tools, validator_for_schema
 
 from test_repair_cases import BASH, EDIT, GREP, READ, SEARCH, WRITE
 
@@ -408,7 +409,7 @@ def test_validators_are_cached_by_canonical_schema() -> None:
 def test_validator_cache_is_bounded() -> None:
     for i in range(_repair.VALIDATOR_CACHE_SIZE + 20):
         validator_for_schema({"type": "object", "maxProperties": i}, "t")
-    assert len(_repair._validators) <= _repair.VALIDATOR_CACHE_SIZE
+    assert len(repair_schema._validators) <= _repair.VALIDATOR_CACHE_SIZE
 
 
 def test_declared_draft_is_used() -> None:

@@ -8,10 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolparse._typing import (
-    NOT_JSON,
+from toolparse._json import NOT_JSON, strict_json
+from toolparse._calls.values import (
     schema_types,
-    strict_json,
     type_arguments,
     type_by_schema,
     type_value,

@@ -52,13 +52,13 @@ _LAZY = {"RepairConfig", "RepairOutcome", "repair_tool_call"}
 
 def __getattr__(name: str) -> object:
     if name in _LAZY:
-        from toolparse import _repair
+        from toolparse._calls import repair
 
-        value = getattr(_repair, name)
+        value = getattr(repair, name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'toolparse' has no attribute {name!r}")
 
 
 if TYPE_CHECKING:
-    from toolparse._repair import RepairConfig, RepairOutcome, repair_tool_call
+    from toolparse._calls.repair import RepairConfig, RepairOutcome, repair_tool_call

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from toolparse._repair import RepairOutcome
+    from toolparse._calls.repair import RepairOutcome
 
 __all__ = ["Text", "ToolCall", "ToolCallBlock", "Event", "ParseResult", "CallStatus"]
 

@@ -54,6 +54,8 @@ __all__ = [
     "Update",
     "bundled_corpus",
     "chunkings",
+    "random_chunks",
+    "split_at",
     "event_records",
     "find_cases",
     "load_case",
@@ -333,14 +335,31 @@ def chunkings(case: Case) -> list[tuple[str, list[str]]]:
     runs = [("whole", [text]), ("1-char", list(text) or [""])]
     for n in range(1, RANDOM_CHUNKINGS + 1):
         seed = zlib.crc32(f"{case.id}#{n}".encode())
-        rnd = random.Random(seed)
-        pieces, i = [], 0
-        while i < len(text):
-            size = rnd.randint(*RANDOM_CHUNK_SIZES)
-            pieces.append(text[i:i + size])
-            i += size
-        runs.append((f"random-{seed:08x}", pieces or [""]))
+        runs.append((f"random-{seed:08x}", random_chunks(text, seed, *RANDOM_CHUNK_SIZES)))
     return runs
+
+
+def random_chunks(text: str, seed: int, shortest: int = 1, longest: int = 9) -> list[str]:
+    """`text` cut into pieces of random lengths between `shortest` and `longest`, the
+    same for the same seed (an empty text is one empty chunk)."""
+    rnd = random.Random(seed)
+    pieces, i = [], 0
+    while i < len(text):
+        size = rnd.randint(shortest, longest)
+        pieces.append(text[i:i + size])
+        i += size
+    return pieces or [""]
+
+
+def split_at(text: str, cuts: Iterable[int]) -> list[str]:
+    """`text` cut at the given offsets (out-of-range and repeated cuts are ignored)."""
+    points = sorted({c for c in cuts if 0 < c < len(text)})
+    pieces, last = [], 0
+    for c in points:
+        pieces.append(text[last:c])
+        last = c
+    pieces.append(text[last:])
+    return pieces
 
 
 def event_records(events: Iterable[Event], *, with_status: bool = False) -> list[Record]:

@@ -24,21 +24,16 @@ so re-trying a held atom costs at most MAX_ATOM per chunk.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 import regex
 
-try:  # the standard library's parser of regex syntax (private; absent: no filtering)
-    import re._parser as _sre_parse  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover
-    _sre_parse = None
+from toolparse._syntax.regexp import first_chars, partial_pattern
 
-__all__ = ["MAX_ATOM", "NEED_MORE", "RUN_HOLD", "StateLexer", "TerminalSpec", "first_chars",
-           "match_terminal", "partial_pattern", "second_chars"]
+__all__ = ["MAX_ATOM", "NEED_MORE", "RUN_HOLD", "StateLexer", "TerminalSpec", "match_terminal"]
 
 MAX_ATOM: Final = 1024
 """The longest an atom (a tag, a marker) may be. A longer one does not match."""
@@ -98,12 +93,6 @@ class TerminalSpec:
         )
 
 
-@functools.cache
-def partial_pattern(source: str) -> regex.Pattern[str]:
-    """`source` compiled by the `regex` module (for `partial=True`), once per process."""
-    return regex.compile(source)
-
-
 @dataclass(frozen=True, slots=True)
 class StateLexer:
     """The terminals to try in one parser state, in order, bucketed by the character at
@@ -157,92 +146,3 @@ def match_terminal(candidates: tuple[TerminalSpec, ...], text: str, pos: int, en
             if p is not None and p.partial:
                 return None, NEED_MORE, index
     return None, pos, -1
-
-
-# ---- first characters ---------------------------------------------------------------------
-
-def first_chars(pattern: str) -> frozenset[str] | None:
-    """The set of characters a match of `pattern` can start with, or None when it is
-    large or unknown (then the terminal is tried at every position). Read from the
-    standard library's regex parser; any surprise there just means "unknown"."""
-    try:
-        found, _nullable = _first_of_sequence(_sre_parse.parse(pattern), ignore_case=False)
-    except Exception:
-        return None
-    return frozenset(found) if found is not None else None
-
-
-def second_chars(pattern: str) -> tuple[str, frozenset[str]] | None:
-    """For a pattern that starts with one literal character: that character and the
-    set of characters that can follow it in a match; None when unknown or unbounded.
-    (A `<` followed by something no tag can continue with is decided at C speed.)"""
-    try:
-        items = list(_sre_parse.parse(pattern))
-        while len(items) == 1 and str(items[0][0]) == "SUBPATTERN" and not items[0][1][1]:
-            items = list(items[0][1][3])
-        if not items or str(items[0][0]) != "LITERAL":
-            return None
-        found, nullable = _first_of_sequence(items[1:], ignore_case=False)
-    except Exception:
-        return None
-    if found is None or nullable:
-        return None
-    return chr(items[0][1]), frozenset(found)
-
-
-_SMALL_RANGE = 64
-
-
-def _first_of_sequence(items: Any, ignore_case: bool) -> tuple[set[str] | None, bool]:
-    found: set[str] = set()
-    for op, arg in items:
-        first, nullable = _first_of_item(str(op), arg, ignore_case)
-        if first is None:
-            return None, False
-        found |= first
-        if not nullable:
-            return found, False
-    return found, True
-
-
-def _cases(code: int, ignore_case: bool) -> set[str]:
-    char = chr(code)
-    return {char, char.lower(), char.upper()} if ignore_case else {char}
-
-
-def _first_of_item(op: str, arg: Any, ignore_case: bool) -> tuple[set[str] | None, bool]:
-    if op == "LITERAL":
-        return _cases(arg, ignore_case), False
-    if op == "IN":
-        found: set[str] = set()
-        for item_op, item_arg in arg:
-            kind = str(item_op)
-            if kind == "LITERAL":
-                found |= _cases(item_arg, ignore_case)
-            elif kind == "RANGE" and item_arg[1] - item_arg[0] < _SMALL_RANGE:
-                for code in range(item_arg[0], item_arg[1] + 1):
-                    found |= _cases(code, ignore_case)
-            else:
-                return None, False
-        return found, False
-    if op == "SUBPATTERN":
-        _group, add_flags, _del_flags, items = arg
-        return _first_of_sequence(items, ignore_case or bool(add_flags & re.IGNORECASE))
-    if op == "ATOMIC_GROUP":
-        return _first_of_sequence(arg, ignore_case)
-    if op == "BRANCH":
-        found, nullable = set(), False
-        for branch in arg[1]:
-            first, branch_nullable = _first_of_sequence(branch, ignore_case)
-            if first is None:
-                return None, False
-            found |= first
-            nullable = nullable or branch_nullable
-        return found, nullable
-    if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-        low, _high, items = arg
-        first, nullable = _first_of_sequence(items, ignore_case)
-        return first, nullable or low == 0
-    if op in ("AT", "ASSERT", "ASSERT_NOT"):
-        return set(), True  # zero-width: no narrowing, look further
-    return None, False

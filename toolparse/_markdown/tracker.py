@@ -106,10 +106,10 @@ from typing import Any
 import regex
 
 from toolparse._errors import GrammarError
-from toolparse._dfa import DFA as _DFA
-from toolparse._dfa import compile_dfa, dfa_from_data, dfa_to_data
-from toolparse._lexer import second_chars
-from toolparse._resources import cached_json, grammar_path, terminal_table
+from toolparse._syntax.dfa import DFA as _DFA
+from toolparse._syntax.dfa import compile_dfa, dfa_from_data, dfa_to_data
+from toolparse._syntax.regexp import second_chars
+from toolparse._syntax.files import cached_json, grammar_path, terminal_table
 
 __all__ = ["Context", "MarkdownTracker", "Resolution"]
 

@@ -7,46 +7,16 @@ one CDATA section). JSON here is strict: no NaN or Infinity, no duplicate keys.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
+from toolparse._json import NOT_JSON, strict_json
+
 __all__ = [
-    "strict_json", "type_value", "NOT_JSON", "type_by_schema", "type_arguments",
+    "type_value", "type_by_schema", "type_arguments",
     "schema_types", "admits", "member_schema", "item_schema", "resolve_local_ref",
 ]
-
-
-class _NotJson:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "NOT_JSON"
-
-
-NOT_JSON: Any = _NotJson()
-"""Returned by `strict_json` for text that is not exactly one JSON value."""
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise ValueError("duplicate key")
-    return result
-
-
-def strict_json(text: str) -> Any:
-    """The JSON value `text` is exactly (surrounding whitespace allowed), else NOT_JSON."""
-    try:
-        return json.loads(text, parse_constant=_reject_constant,
-                          object_pairs_hook=_no_duplicates)
-    except (ValueError, RecursionError):
-        return NOT_JSON
 
 
 def type_value(text: str, *, string_attr: bool | None, cdata_only: bool) -> tuple[Any, bool]:

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 from toolparse._errors import ConfigError
 from toolparse._events import ToolCall
-from toolparse._transform import RawCall
-from toolparse._typing import type_arguments
+from toolparse._dialect.transform import RawCall
+from toolparse._calls.values import type_arguments
 
 if TYPE_CHECKING:
-    from toolparse._repair import RepairConfig, RepairOutcome
+    from toolparse._calls.repair import RepairConfig, RepairOutcome
 
 __all__ = ["CallPolicy", "build_calls", "make_policy"]
 
@@ -45,7 +45,7 @@ def make_policy(tools: Any, model: Any, repair: Any) -> CallPolicy | None:
         if model is not None and not isinstance(model, str):
             raise TypeError(f"model must be a model route string, not {type(model).__name__}")
         return None
-    from toolparse._repair import RepairConfig, check_tools  # loads jsonschema
+    from toolparse._calls.repair import RepairConfig, check_tools  # loads jsonschema
 
     if model is not None and not isinstance(model, str):
         raise TypeError(f"model must be a model route string, not {type(model).__name__}")
@@ -75,7 +75,7 @@ def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
     rejected call keeps its typed arguments, so it can be shown and explained.
     """
     if policy is not None:
-        from toolparse._repair import RepairOutcome, repair_tool_call
+        from toolparse._calls.repair import RepairOutcome, repair_tool_call
     calls = []
     for rc in raw_calls:
         schema = policy.schemas.get(rc.name) if policy is not None else None

@@ -16,7 +16,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from toolparse._resources import cached_json
+from toolparse._syntax.files import cached_json
 
 __all__ = ["DFA", "compile_dfa", "dfa_for", "dfa_from_data", "dfa_to_data"]
 

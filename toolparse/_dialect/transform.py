@@ -24,9 +24,10 @@ from typing import Any
 
 from lark import Token, Transformer, v_args
 
-from toolparse._typing import NOT_JSON, strict_json
+from toolparse._json import NOT_JSON, strict_json
+from toolparse._dialect.values import Cdata, decode_entities, value_text
 
-__all__ = ["BlockRejected", "BlockTransformer", "RawCall", "RawParam", "decode_entities"]
+__all__ = ["BlockRejected", "BlockTransformer", "RawCall", "RawParam"]
 
 
 class BlockRejected(Exception):
@@ -60,40 +61,12 @@ class RawCall:
 
 
 @dataclass(frozen=True, slots=True)
-class _Cdata:
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
 class _JsonBody:
     value: dict[str, Any]
     text: str
 
 
 _COMMENT = object()
-
-_ENTITY = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]+)|#[xX]([0-9A-Fa-f]+));")
-_NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
-
-
-def _entity(m: re.Match[str]) -> str:
-    named, decimal, hexadecimal = m.groups()
-    if named:
-        return _NAMED[named]
-    code = int(decimal) if decimal else int(hexadecimal, 16)
-    if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-        return m.group(0)  # not a character XML allows: stays as written
-    return chr(code)
-
-
-def decode_entities(text: str) -> str:
-    """Decode the five XML entities and numeric references, once (SPEC 3.1)."""
-    return _ENTITY.sub(_entity, text) if "&" in text else text
-
-
-_LEADING_NEWLINE = re.compile(r"\r?\n")
-_TRAILING_NEWLINE = re.compile(r"\r?\n[ \t]*\Z")
-
 
 class BlockTransformer(Transformer[Token, Any]):
     """Builds `RawCall`s from the rules of a tool-call grammar."""
@@ -150,12 +123,12 @@ class BlockTransformer(Transformer[Token, Any]):
         name, attrs = self._name(open_tag)
         string = attrs.get("string", "").lower()
         string_attr = True if string == "true" else False if string == "false" else None
-        text, cdata_only = _value(rest[:-1])
+        text, cdata_only = value_text(rest[:-1])
         return RawParam(name, text, string_attr, cdata_only)
 
     @v_args(inline=True)
-    def cdata(self, _open: Token, *rest: Any) -> _Cdata:
-        return _Cdata("".join(rest[:-1]))
+    def cdata(self, _open: Token, *rest: Any) -> Cdata:
+        return Cdata("".join(rest[:-1]))
 
     @v_args(inline=True)
     def nested_cdata(self, open_marker: Token, *rest: Any) -> str:
@@ -176,36 +149,3 @@ def _start(token: Token) -> int:
 
 def _end(token: Token) -> int:
     return token.end_pos if token.end_pos is not None else 0
-
-
-def _value(pieces: tuple[Any, ...]) -> tuple[str, bool]:
-    """A parameter value from its text tokens and CDATA sections (SPEC 3)."""
-    # Merge adjacent text tokens (runs are cut at chunk ends, `<` comes alone).
-    parts: list[str | _Cdata] = []
-    for piece in pieces:
-        if isinstance(piece, _Cdata) or not parts or isinstance(parts[-1], _Cdata):
-            parts.append(piece if isinstance(piece, _Cdata) else str(piece))
-        else:
-            parts[-1] = parts[-1] + piece
-    if not parts:
-        return "", False
-    # Edges: one newline after the opening tag; one newline and its indentation before
-    # the closing tag; only where they fall in text.
-    if isinstance(parts[0], str):
-        parts[0] = _LEADING_NEWLINE.sub("", parts[0], count=1) if parts[0][:1] in "\r\n" else parts[0]
-    if isinstance(parts[-1], str):
-        parts[-1] = _TRAILING_NEWLINE.sub("", parts[-1], count=1)
-    parts = [p for p in parts if not (isinstance(p, str) and p == "")]
-    exactly_cdata = len(parts) == 1 and isinstance(parts[0], _Cdata)
-    has_newline = any("\n" in (p.text if isinstance(p, _Cdata) else p) or
-                      "\r" in (p.text if isinstance(p, _Cdata) else p) for p in parts)
-    if not has_newline and not exactly_cdata:
-        # Trim the text at the value's edges; CDATA content stays verbatim.
-        if parts and isinstance(parts[0], str):
-            parts[0] = parts[0].lstrip()
-        if parts and isinstance(parts[-1], str):
-            parts[-1] = parts[-1].rstrip()
-        parts = [p for p in parts if not (isinstance(p, str) and p == "")]
-        exactly_cdata = len(parts) == 1 and isinstance(parts[0], _Cdata)
-    text = "".join(p.text if isinstance(p, _Cdata) else decode_entities(p) for p in parts)
-    return text, exactly_cdata

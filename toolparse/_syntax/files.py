@@ -21,7 +21,7 @@ from toolparse._errors import GrammarError
 
 __all__ = ["grammars_dir", "grammar_path", "TerminalText", "cached_json", "terminal_table"]
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent  # toolparse/
 
 
 @functools.cache

@@ -1,0 +1,92 @@
+"""The command line of the benchmark (`toolparse bench`, `python -m benchmarks`)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from toolparse._bench.report import render
+from toolparse._bench.run import command, run
+from toolparse._bench.timing import PLANS, parse_size
+from toolparse._bench.workloads import DEFAULT_SEED, WORKLOADS
+
+# ---- the command -------------------------------------------------------------------------
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`toolparse bench [--quick | --smoke] [--grammar PATH] [--json PATH] ...`"""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="toolparse bench",
+        description="Measure toolparse's speed as ratios to a Python floor measured in the "
+                    "same run. The full run takes a few minutes; --quick under one.")
+    level = parser.add_mutually_exclusive_group()
+    level.add_argument("--quick", action="store_true",
+                       help="100 KB and 1 MB only (growth is 1 MB / 100 KB), a 5 MB memory "
+                            "stream; under a minute")
+    level.add_argument("--smoke", action="store_true",
+                       help="the smallest sizes, one pass each: seconds; keeps the harness "
+                            "working, the figures mean little")
+    parser.add_argument("--grammar", metavar="PATH",
+                        help="benchmark this grammar file (Dialect.from_file) instead of the "
+                             "bundled deepseek dialect")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON here")
+    parser.add_argument("--workloads", metavar="NAMES",
+                        help="comma-separated subset of: " + ", ".join(WORKLOADS))
+    parser.add_argument("--sizes", metavar="SIZES",
+                        help="comma-separated sizes (e.g. 100K,1M) instead of the mode's; "
+                             "every chunking runs at the smallest")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="workload seed")
+    parser.add_argument("--no-memory", action="store_true", help="skip the memory figure")
+    parser.add_argument("--serial", action="store_true",
+                        help="measure memory after the throughput cells, not alongside them "
+                             "in a child process")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    args = parser.parse_args(args_list)
+
+    plan = PLANS["smoke" if args.smoke else "quick" if args.quick else "full"]
+    if args.sizes:
+        try:
+            sizes = tuple(sorted({parse_size(s) for s in args.sizes.split(",") if s.strip()}))
+        except argparse.ArgumentTypeError as e:
+            parser.error(str(e))
+        if not sizes or min(sizes) < 1:
+            parser.error("--sizes needs at least one positive size")
+        plan = dataclasses.replace(plan, sizes=sizes, matrix_sizes=1,
+                                   adversarial_matrix_sizes=1)
+    workloads = None
+    if args.workloads:
+        workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
+        unknown = [w for w in workloads if w not in WORKLOADS]
+        if unknown:
+            parser.error(f"unknown workload(s): {', '.join(unknown)}; "
+                         f"known: {', '.join(WORKLOADS)}")
+    import toolparse
+
+    try:
+        report = run(plan, grammar=args.grammar, workloads=workloads, seed=args.seed,
+                     memory=not args.no_memory, parallel_memory=not args.serial,
+                     quiet=args.quiet)
+    except toolparse.ToolparseError as e:
+        print(f"toolparse bench: {e}", file=sys.stderr)
+        return 2
+    report["command"] = command(args_list)
+    print(render(report))
+    if args.json:
+        try:
+            Path(args.json).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        except OSError as e:
+            print(f"toolparse bench: cannot write {args.json}: {e.strerror or e}",
+                  file=sys.stderr)
+            return 2
+    failed = (any(not c["lossless"] for c in report["checks"])
+              or any("error" in c for c in report["cells"])
+              or any("error" in report[k] for k in ("startup", "repair", "memory")))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

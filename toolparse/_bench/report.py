@@ -1,0 +1,167 @@
+"""The report as a table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolparse._bench.timing import MEMORY_TARGET_CHARS, chunk_label, size_label
+from toolparse._bench.workloads import KB, MB
+
+# ---- the table ---------------------------------------------------------------------------
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    if value >= 100:
+        return f"{value:.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.{digits}f}"
+
+
+def render(report: dict[str, Any]) -> str:
+    """The report as a plain-text table (what `toolparse bench` prints)."""
+    lines: list[str] = []
+    for section in (_header, _throughput, _baselines, _problems, _memory,
+                    _startup_and_repair, _targets):
+        lines += section(report)
+    return "\n".join(lines)
+
+
+def _header(report: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    env = report["environment"]
+    commit = env["commit"] or "unknown commit"
+    if env["dirty"]:
+        commit += " + uncommitted changes"
+    lines.append(f"toolparse bench ({report['mode']}): toolparse {env['toolparse']} at {commit}, "
+                 f"Python {env['python']}, lark {env['lark']}, {env['platform']}, "
+                 f"{env['cpus']} CPUs")
+    lines.append(f"command: {report.get('command', '?')}")
+    lines.append(f"dialect: {report['dialect']['name']} ({report['dialect']['path']}); "
+                 f"seed {report['seed']}; max_capture {report['max_capture'] // MB} MiB; "
+                 f"{report['elapsed_s']:.0f} s")
+    lines.append("")
+    lines.append("Throughput: engine MB/s and, after it, its speed as a multiple of the "
+                 "baseline measured")
+    lines.append("on the same chunks in the same run (chunked: the floor; parse: one "
+                 "re.finditer pass). Medians.")
+    return lines
+
+
+def _throughput(report: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    sizes = report["sizes"]
+    header = f"{'workload':<18}{'chunking':<10}" + "".join(
+        f"{size_label(s):>18}" for s in sizes) + f"{'growth':>9}{'(raw)':>8}"
+    lines.append("")
+    lines.append(header)
+    lines.append("-" * len(header))
+    cells = {(c["workload"], c["size"], c["chunk"]): c for c in report["cells"]}
+    growth = {(g["workload"], g["chunk"]): g for g in report["growth"]}
+    workloads = list(dict.fromkeys(c["workload"] for c in report["cells"]))
+    for workload in workloads:
+        for chunk in report["chunkings"]:
+            row = [c for s in sizes if (c := cells.get((workload, s, chunk)))]
+            if not row:
+                continue
+            text = f"{workload:<18}{chunk_label(None if chunk == 'parse' else chunk):<10}"
+            for s in sizes:
+                c = cells.get((workload, s, chunk))
+                if c is None:
+                    text += f"{'':>18}"
+                elif "error" in c:
+                    text += f"{'ERROR':>18}"
+                else:
+                    text += f"{_fmt(c['engine_mb_s']):>9} {_fmt(c['ratio'], 3) + 'x':>8}"
+            g = growth.get((workload, chunk))
+            text += f"{_fmt(g['growth']):>9}{'(' + _fmt(g['raw_growth']) + ')':>8}" if g else ""
+            lines.append(text.rstrip())
+    return lines
+
+
+def _baselines(report: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    floors = ", ".join(f"{k} {_fmt(v)}" for k, v in report["floor"].items())
+    lines.append(f"baselines (MB/s, medians): {floors.replace('parse', 'regex pass')}")
+    if report["growth"]:
+        g0 = report["growth"][0]
+        lines.append(f"growth: time per character at {size_label(g0['to_size'])} over "
+                     f"{size_label(g0['from_size'])}, each relative to its baseline "
+                     "(1.00 = linear); (raw): not")
+        lines.append("relative to the baseline, so it also carries the machine's drift "
+                     "between the two cells")
+    return lines
+
+
+def _problems(report: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for c in report["cells"]:
+        if "error" in c:
+            lines.append(f"ERROR {c['workload']} {size_label(c['size'])} "
+                         f"{chunk_label(None if c['chunk'] == 'parse' else c['chunk'])}: "
+                         f"{c['error']}")
+    bad = [c for c in report["checks"] if not c["lossless"]]
+    if bad:
+        lines.append("LOSSLESS CHECK FAILED: " + ", ".join(
+            f"{c['workload']} {size_label(c['size'])}" for c in bad))
+    lines.append("")
+    return lines
+
+
+def _memory(report: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    memory = report["memory"]
+    if "multiple" in memory:
+        lines.append(f"memory:   peak traced {memory['peak_bytes'] / KB:.0f} KiB while streaming "
+                     f"{memory['stream_chars'] / 1e6:.0f} MB of prose in 4-char chunks = "
+                     f"{memory['multiple']:.3f} x max_capture ({memory['max_capture'] // KB} KiB)"
+                     + ("" if memory["stream_chars"] >= MEMORY_TARGET_CHARS
+                        else f" [{report['mode']}: a shorter stream than the target's 100 MB]"))
+        lines.append(f"          (once per process, before it: first use peaked at "
+                     f"{memory['first_use_peak_bytes'] / KB:.0f} KiB and keeps "
+                     f"{memory['first_use_retained_bytes'] / KB:.0f} KiB for every parser)")
+    else:
+        lines.append(f"memory:   not measured ({memory.get('skipped') or memory.get('error')})")
+    return lines
+
+
+def _startup_and_repair(report: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    st = report["startup"]
+    if "error" in st:
+        lines.append(f"start-up: ERROR {st['error']}")
+    else:
+        lines.append(f"start-up: {st['startup_ms']:.0f} ms above a bare interpreter "
+                     f"(import toolparse + first parse() {st['import_and_parse_ms']:.0f} ms, "
+                     f"bare {st['bare_ms']:.0f} ms; {st['clock']} time, median of "
+                     f"{st['runs']}; wall: {st['wall_startup_ms']:.0f} ms above)")
+    rp = report["repair"]
+    if "error" in rp:
+        lines.append(f"repair:   ERROR {rp['error']}")
+    elif "ratio" in rp:
+        lines.append(f"repair:   {rp['ratio']:.2f} x json.loads + cached jsonschema validation "
+                     f"on a valid {rp['chars'] / 1000:.1f} KB call ({rp['repair_us']:.0f} us vs "
+                     f"{rp['baseline_us']:.0f} us)")
+    else:
+        lines.append(f"repair:   {rp['status']}")
+    lines.append("")
+    return lines
+
+
+def _targets(report: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    lines.append(f"{'target':<24}{'goal':>22}{'measured':>11}  result")
+    for t in report["targets"]:
+        op = ">=" if t["at_least"] else "<="
+        goal = f"{op} {_fmt(t['goal'])} {t['unit']}"
+        if t["met"] is None:
+            verdict = "not measured"
+        elif t["met"]:
+            verdict = "met"
+        else:
+            verdict = f"MISSED ({_fmt(t['margin'])} of goal)" if t["at_least"] else \
+                f"MISSED ({_fmt(1 / t['margin'])} x over)"
+        note = f"  [{t['note']}]" if t["note"] else ""
+        lines.append(f"{t['target']:<24}{goal:>22}{_fmt(t['measured'], 3):>11}  {verdict}{note}")
+    return lines

@@ -1,0 +1,182 @@
+"""One benchmark run: every cell, then the other figures, as a report."""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from toolparse._bench.measures import MemoryChild, load_dialect, measure_memory, measure_repair, measure_startup
+from toolparse._bench.targets import evaluate, growth_rows
+from toolparse._bench.timing import CHUNKINGS, Cell, Plan, chunk_label, clock, measure, size_label, warm_up
+from toolparse._bench.workloads import BENCH_MAX_CAPTURE, DEFAULT_SEED, WORKLOADS, Workload, generate
+
+# ---- the run -----------------------------------------------------------------------------
+
+def _environment() -> dict[str, Any]:
+    import lark
+
+    import toolparse
+
+    info: dict[str, Any] = {
+        "toolparse": getattr(toolparse, "__version__", "?"),
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "platform": f"{platform.system()} {platform.machine()}",
+        "cpus": os.cpu_count(), "lark": lark.__version__, "commit": None, "dirty": None,
+    }
+    checkout = Path(toolparse.__file__).resolve().parent.parent
+    if os.environ.get("TOOLPARSE_BENCH_COMMIT"):
+        # A tree exported with `git archive` has no .git: say which commit it is.
+        info["commit"] = os.environ["TOOLPARSE_BENCH_COMMIT"]
+        info["dirty"] = False
+    elif (checkout / ".git").exists():
+        try:
+            info["commit"] = subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True,
+                text=True, check=True, timeout=10).stdout.strip()
+            status = subprocess.run(
+                ["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no"],
+                cwd=checkout, capture_output=True, text=True, check=True, timeout=10).stdout
+            info["dirty"] = bool(status.strip())
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return info
+
+
+def command(argv: Sequence[str]) -> str:
+    import shlex
+
+    launcher = sys.argv[0] if sys.argv else ""
+    if launcher.endswith(os.path.join("benchmarks", "__main__.py")):
+        prog = "python -m benchmarks"
+    elif Path(launcher).name == "toolparse" or launcher.endswith(
+            os.path.join("toolparse", "__main__.py")):
+        prog = "toolparse bench"
+    else:
+        prog = "toolparse._bench.main"
+    return " ".join([prog, *map(shlex.quote, argv)])
+
+
+class _Progress:
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.start = clock()
+
+    def __call__(self, message: str) -> None:
+        if not self.quiet:
+            print(f"[{clock() - self.start:6.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+def run(plan: Plan, *, grammar: str | None = None, workloads: Sequence[str] | None = None,
+        seed: int = DEFAULT_SEED, memory: bool = True, parallel_memory: bool = True,
+        quiet: bool = False) -> dict[str, Any]:
+    """Measure everything `plan` asks for; returns the JSON-ready report."""
+    progress = _Progress(quiet)
+    dialect = load_dialect(grammar)
+    names = list(workloads) if workloads else list(WORKLOADS)
+    # Start-up and repair first, before the memory child starts sharing the machine.
+    progress("start-up")
+    try:
+        startup = measure_startup(plan.startup_runs)
+    except (OSError, subprocess.SubprocessError) as e:
+        startup = {"error": f"{type(e).__name__}: {e}"}
+    progress("repair")
+    try:
+        repair = measure_repair(plan.repair_passes, plan.repair_loops)
+    except NotImplementedError:
+        repair = {"status": "n/a (repair not built)"}
+    except Exception as e:  # noqa: BLE001 -- a repair bug: report it, go on
+        repair = {"status": "error", "error": f"{type(e).__name__}: {e}"}
+    child = None
+    if memory and parallel_memory:
+        child = MemoryChild(plan.memory_chars, grammar, seed)
+    progress("warming up")
+    try:
+        warm_up(dialect)
+    except Exception as e:  # noqa: BLE001 -- an engine bug: the cells that hit it say so
+        progress(f"warm-up failed: {type(e).__name__}: {e}")
+    cells: list[Cell] = []
+    checks: list[dict[str, Any]] = []
+    # A workload's sizes are measured back to back, so that the cells its growth figure
+    # compares are seconds apart, not minutes: a machine that gets busier meanwhile
+    # cannot pass for superlinear work.
+    for name in names:
+        for size in plan.sizes:
+            workload = generate(name, size, seed)
+            text = workload.text
+            for chunk in plan.chunkings(size, name):
+                cell = Cell(name, size, chunk, len(text))
+                began = clock()
+                try:
+                    result = measure(cell, text, dialect, plan)
+                except Exception as e:  # noqa: BLE001 -- an engine bug: report it, go on
+                    cell.error = f"{type(e).__name__}: {e}"
+                    cells.append(cell)
+                    progress(f"{name} {size_label(size)} {chunk_label(chunk)}: "
+                             f"ERROR {cell.error}")
+                    continue
+                took = clock() - began
+                cells.append(cell)
+                if result is not None:
+                    checks.append(_check(workload, size, result))
+                    del result
+                base = "floor" if chunk is not None else "regex"
+                progress(f"{name} {size_label(size)} {chunk_label(chunk)}: "
+                         f"{cell.chars / cell.engine_time / 1e6:.2f} MB/s, "
+                         f"{cell.ratio:.3f}x {base} ({len(cell.engine_s)} passes, {took:.1f} s)")
+    memory_figure: dict[str, Any] = {"skipped": "--no-memory"}
+    if memory:
+        progress(f"memory: {plan.memory_chars / 1e6:.0f} MB of prose in 4-char chunks, traced"
+                 + (" (in a child process, waiting)" if child else ""))
+        memory_figure = child.result() if child else measure_memory(
+            plan.memory_chars, dialect, seed)
+    growth = growth_rows(cells, plan.sizes)
+    progress("done")
+    return {
+        "mode": plan.mode,
+        "environment": _environment(),
+        "dialect": {"name": dialect.name, "path": str(dialect.path)},
+        "seed": seed,
+        "max_capture": BENCH_MAX_CAPTURE,
+        "sizes": list(plan.sizes),
+        "chunkings": [c if c is not None else "parse" for c in CHUNKINGS],
+        "cells": [c.as_json() for c in cells],
+        "floor": _baselines(cells),
+        "checks": checks,
+        "growth": growth,
+        "memory": memory_figure,
+        "startup": startup,
+        "repair": repair,
+        "targets": evaluate(cells, growth, memory_figure, startup, repair),
+        "elapsed_s": clock() - progress.start,
+    }
+
+
+def _check(workload: Workload, size: int, result: Any) -> dict[str, Any]:
+    """What one-shot `parse()` found in a workload, and whether it gave the text back."""
+    import toolparse
+
+    joined = "".join(e.text if isinstance(e, toolparse.Text) else e.raw
+                     for e in result.events)
+    blocks = [e for e in result.events if isinstance(e, toolparse.ToolCallBlock)]
+    return {"workload": workload.name, "size": size, "chars": len(workload.text),
+            "lossless": joined == workload.text, "real_blocks": workload.real_blocks,
+            "real_chars": workload.real_chars, "blocks_found": len(blocks),
+            "block_chars_found": sum(len(b.raw) for b in blocks),
+            "calls_found": len(result.calls)}
+
+
+def _baselines(cells: list[Cell]) -> dict[str, float]:
+    """Median baseline speed (MB/s) per chunking, over every cell."""
+    out = {}
+    for chunk in CHUNKINGS:
+        speeds = [c.chars / t / 1e6 for c in cells if c.chunk == chunk for t in c.base_s]
+        if speeds:
+            out[chunk_label(chunk)] = statistics.median(speeds)
+    return out

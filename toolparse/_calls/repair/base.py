@@ -1,0 +1,135 @@
+"""What every repair rule shares: limits, reason codes, the call being repaired."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Literal
+
+from toolparse._errors import SchemaError
+from toolparse._calls.values import resolve_local_ref
+
+if TYPE_CHECKING:
+    import jsonschema.protocols
+
+    from toolparse._calls.repair.config import RepairConfig
+
+logger = logging.getLogger("toolparse.repair")
+
+Status = Literal["valid", "repaired", "rejected"]
+Reason = Literal["truncated", "invalid_json", "duplicate_key", "missing_required",
+                 "unknown_field", "alias_conflict", "grammar_leak", "schema", "unknown_tool"]
+ErrorEntry = tuple[str, str, str]
+
+MAX_DEPTH = 256
+"""Deepest nesting of arrays/objects the repair rules walk; deeper text is `invalid_json`."""
+MAX_ERRORS = 20
+"""Most validation errors reported per outcome."""
+MAX_JSON_REPAIR_CHARS = 128 * 1024
+"""Largest text handed to json-repair, whose cost grows faster than linearly with long
+strings (about 0.25 s at 100 KB, 2 s at 400 KB). Larger text gets the lossless fixes
+only; if those are not enough it is rejected (`invalid_json`)."""
+VALIDATOR_CACHE_SIZE = 256
+"""Compiled validators kept, keyed by a canonical JSON dump of the schema."""
+
+# GLM-4.5/4.6 write arguments as `<arg_key>k</arg_key><arg_value>v</arg_value>` pairs, and
+# those tokens leak into JSON arguments on some routes. No GLM grammar ships yet; when it
+# does, these spellings should come from it (STYLE: grammars are the source of syntax).
+GLM_KEY_OPEN, GLM_KEY_CLOSE = "<arg_key>", "</arg_key>"
+GLM_VALUE_OPEN, GLM_VALUE_CLOSE = "<arg_value>", "</arg_value>"
+GLM_TOKENS = (GLM_KEY_OPEN, GLM_KEY_CLOSE, GLM_VALUE_OPEN, GLM_VALUE_CLOSE)
+
+RULE_NAMES = ("decode_glm_pairs", "repair_json_syntax", "strip_grammar_leaks",
+              "rename_aliases", "drop_optional_nulls", "parse_stringified_collections")
+
+
+# --- Internal plumbing ------------------------------------------------------------------
+
+class Reject(Exception):
+    """A rule refused: the call is rejected with this reason."""
+
+    def __init__(self, reason: Reason, errors: tuple[ErrorEntry, ...] = ()) -> None:
+        super().__init__(reason)
+        self.reason: Reason = reason
+        self.errors = errors
+
+
+class Call:
+    """What every rule needs to know about the call being repaired."""
+
+    __slots__ = ("tool", "model", "config", "validator", "schema", "leak_route", "rules")
+
+    def __init__(self, tool: str, model: str | None, config: RepairConfig,
+                 validator: jsonschema.protocols.Validator) -> None:
+        self.tool = tool
+        self.model = model
+        self.config = config
+        self.validator = validator
+        self.schema: Any = validator.schema
+        self.leak_route = config.leaks_on(model)
+        self.rules: list[str] = []
+
+    def fired(self, rule: str, before: Any, after: Any) -> None:
+        self.rules.append(rule)
+        if self.config.debug and logger.isEnabledFor(logging.DEBUG):
+            logger.debug("repair rule tool=%s rule=%s members=%d->%d", quote(self.tool), rule,
+                         size_of(before), size_of(after))
+
+
+def size_of(value: Any) -> int:
+    return len(value) if isinstance(value, (dict, list, str)) else 0
+
+
+def quote(name: str, limit: int = 64) -> str:
+    shown = name if len(name) <= limit else name[:limit] + "..."
+    return "'" + shown.replace("'", "\\'") + "'"
+
+
+def name_list(names: Iterable[str], limit: int = 20) -> str:
+    names = list(names)
+    shown = ", ".join(quote(n) for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def is_valid(call: Call, value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    import referencing.exceptions
+
+    try:
+        return bool(call.validator.is_valid(value))
+    except RecursionError:
+        return False
+    except referencing.exceptions.Unresolvable as error:
+        raise SchemaError(f"tool {call.tool!r}: the parameters schema has an unresolvable "
+                          f"$ref ({error})") from None
+
+
+def has_glm_token(text: str) -> bool:
+    return "arg_" in text and any(token in text for token in GLM_TOKENS)
+
+
+def declared_properties(object_schema: Any, root: Any) -> tuple[dict[str, Any], set[str]]:
+    """The `properties` and `required` an object schema states (one level into allOf)."""
+    object_schema = resolve_local_ref(object_schema, root)
+    properties: dict[str, Any] = {}
+    required: set[str] = set()
+    if not isinstance(object_schema, dict):
+        return properties, required
+    parts = [object_schema]
+    if isinstance(object_schema.get("allOf"), list):
+        parts += [resolve_local_ref(s, root) for s in object_schema["allOf"]]
+    for part in parts:
+        if isinstance(part, dict):
+            if isinstance(part.get("properties"), dict):
+                for name, sub in part["properties"].items():
+                    properties.setdefault(name, sub)
+            if isinstance(part.get("required"), list):
+                required.update(r for r in part["required"] if isinstance(r, str))
+    return properties, required
+
+
+def member_pointer(call: Call, base: str, name: str) -> str:
+    properties, _ = declared_properties(call.schema, call.schema)
+    shown = name if name in properties else "*"
+    return base + "/" + shown.replace("~", "~0").replace("/", "~1")

@@ -1,0 +1,50 @@
+"""`RepairOutcome`: what repair decided about one call, and why."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from toolparse._calls.repair.base import ErrorEntry, Reason, Status, name_list, quote
+
+# --- The outcome ------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RepairOutcome:
+    """The result of checking and repairing one call's arguments."""
+
+    status: Status
+    """`valid` (untouched), `repaired` (rules fired, now valid) or `rejected`."""
+
+    arguments: dict[str, Any] | None
+    """The arguments to execute with; None when rejected."""
+
+    text: str | None
+    """The JSON text to forward: the original text, byte for byte, when valid; a fresh
+    compact serialisation when repaired or when the input was a dict; for a rejected
+    call the input as given (the original text, or the dict serialised), None when
+    there is none (an unknown tool)."""
+
+    rules: tuple[str, ...] = ()
+    """Names of the rules that changed the arguments, in the order they fired."""
+
+    reason: Reason | None = None
+    """Stable code when rejected (see `docs/repair.md`), else None."""
+
+    errors: tuple[ErrorEntry, ...] = ()
+    """(JSON-pointer path, schema keyword, message) triples; never argument values.
+    Path segments the schema does not name are shown as `*`."""
+
+    hint: str | None = None
+    """When rejected: one sentence a gateway can send the model, saying what to
+    regenerate. Never contains argument values."""
+
+    @classmethod
+    def unknown_tool(cls, name: str, available: Iterable[str] = ()) -> RepairOutcome:
+        """The outcome for a call to a tool that was not given (SPEC 6)."""
+        names = list(dict.fromkeys(available))
+        listed = f"; call one of: {name_list(names)}" if names else "; call one of the given tools"
+        return cls(status="rejected", arguments=None, text=None, reason="unknown_tool",
+                   errors=(("", "name", "no tool of this name was given"),),
+                   hint=f"There is no tool named {quote(name)}{listed}.")

@@ -1,0 +1,3 @@
+from toolparse._cli.main import main
+
+__all__ = ["main"]

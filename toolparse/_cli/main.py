@@ -1,0 +1,65 @@
+"""The command line: thin loops around the sans-I/O parser and `toolparse.corpus`.
+
+    toolparse parse [FILE|-] [--dialect NAME | --grammar PATH] [--chunk-size N]
+                    [--format pretty|jsonl]
+    toolparse corpus [PATH ...] [--update | --check] [--dialect NAME | --grammar PATH]
+    toolparse dialects
+    toolparse bench [--grammar PATH] [--quick] [--json PATH] ...
+
+Exit status: 0 on success, 1 when corpus cases fail (or `--check` finds expected files
+out of date), 2 for bad use (a missing file, an unknown dialect, a grammar that does
+not load), with a message on standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from toolparse._cli import bench, corpus, dialects, parse
+from toolparse._cli.common import UsageError
+from toolparse._errors import ToolparseError
+
+__all__ = ["main"]
+
+COMMANDS = (parse, corpus, dialects, bench)
+"""The subcommands, in the order `--help` lists them: each module adds its parser."""
+
+FORWARDS_UNKNOWN = {"bench"}
+"""Commands whose unknown arguments are their own options (the benchmark's)."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with `argv` (default: `sys.argv[1:]`); return the exit status."""
+    parser = _argument_parser()
+    try:
+        # Unknown arguments are the benchmark's own options; anywhere else they are errors.
+        args, unknown = parser.parse_known_args(argv)
+        if unknown and args.command not in FORWARDS_UNKNOWN:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        args.forwarded = unknown
+    except SystemExit as e:  # argparse reports bad use itself (status 2) and --help (0)
+        return e.code if isinstance(e.code, int) else 2
+    try:
+        status: int = args.run(args)
+        return status
+    except (UsageError, ToolparseError) as e:
+        print(f"toolparse: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # `toolparse parse big.txt | head`: the reader left. Stop quietly, and point
+        # stdout at /dev/null so the interpreter's final flush does not complain.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _argument_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="toolparse", description="Find tool calls in streaming LLM output.",
+        epilog="Exit status: 0 success, 1 failing corpus cases, 2 bad use.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.add_parser(commands)
+    return parser

@@ -1,0 +1,89 @@
+"""A token still arriving: the end of the text could still become a token.
+
+When the text ends inside something that could still become a token (a tag split across
+chunks, `<tool_`; a text run inside a block), the engine keeps that end as its *tail* and
+remembers here how to tell, cheaply, whether the next chunk merely extends it:
+
+- an **atom** with an automaton (`_syntax.dfa`): the automaton is stepped over just the
+  new characters, a look-up per character;
+- an atom without one (its pattern has a lookahead): one partial match of tail + chunk
+  with the `regex` module, over at most `MAX_ATOM` characters;
+- a **run** inside a block (`[^<]+`): the chunk extends it when it is all run characters,
+  so a value arriving in small chunks costs one token, not one per chunk.
+
+"Extends" means: wait for more, and nothing else happens. Anything else (the token
+completes, breaks, or outgrows its bound) sends tail + chunk back through the lexer.
+
+Bound: the tail is at most `MAX_ATOM` characters for an atom and `RUN_HOLD` for a run,
+and never reaches past the open capture's limit.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from toolparse._dialect.lexer import MAX_ATOM, RUN_HOLD, TerminalSpec
+from toolparse._syntax.dfa import DFA
+
+__all__ = ["Arriving", "DEAD", "DECIDE", "EXTENDS"]
+
+EXTENDS: Final = 0
+"""The chunk only extends the arriving token: keep waiting."""
+DEAD: Final = 1
+"""The arriving atom can no longer become a token (its automaton died)."""
+DECIDE: Final = 2
+"""Something else: lex tail + chunk again."""
+
+
+class Arriving:
+    """What is known about the token arriving at the end of the tail (if any)."""
+
+    __slots__ = ("dfa", "state", "partial", "run")
+
+    def __init__(self) -> None:
+        self.dfa: DFA | None = None
+        """The arriving atom's automaton, and its state after the tail."""
+        self.state = 0
+        self.partial: Any = None
+        """Without an automaton: the atom's `regex` partial matcher."""
+        self.run: TerminalSpec | None = None
+        """The run that reached the end of the last chunk inside a block."""
+
+    def clear(self) -> None:
+        self.dfa = None
+        self.partial = None
+        self.run = None
+
+    def atom(self, dfa: DFA | None, partial: Any, text: str, pos: int) -> None:
+        """text[pos:] could still become an atom: remember how to test the next chunk
+        cheaply (its automaton, stepped; else a partial re-match)."""
+        if dfa is not None:
+            state = dfa.advance(dfa.initial, text[pos:])
+            if state >= 0:
+                self.dfa = dfa
+                self.state = state
+                return
+        self.partial = partial
+
+    def step(self, tail: str, chunk: str, room: int) -> int:
+        """EXTENDS, DEAD or DECIDE for `chunk` arriving after `tail`. `room` is how long
+        tail + chunk may grow before the open capture's limit (no capture: unbounded)."""
+        size = len(tail) + len(chunk)
+        run = self.run
+        if run is not None:
+            if size < RUN_HOLD and size < room and run.full.fullmatch(chunk):
+                return EXTENDS
+            return DECIDE
+        dfa = self.dfa
+        if dfa is not None:
+            state = dfa.advance(self.state, chunk)
+            if state >= 0 and size < MAX_ATOM and size < room:
+                self.state = state
+                return EXTENDS
+            return DEAD if state == -1 else DECIDE
+        if self.partial is not None:
+            window = tail + chunk
+            m = self.partial(window, 0, min(size, MAX_ATOM), partial=True)
+            if m is not None and m.partial and size < MAX_ATOM and size < room:
+                return EXTENDS
+        return DECIDE

@@ -1,0 +1,55 @@
+"""The stream engine's modes and the moves between them: every change of mode is here.
+
+    SCAN      outside any block; the text is Markdown (see `scan`)
+    CAPTURE   inside an open block; its tokens go to the LALR parser (see `capture`)
+    CLOSED    `close()` was called; nothing more may come in
+
+A move that the table does not list is a bug in the engine, not bad input: it raises
+`IllegalMove`, naming the mode and the move, instead of going on in a state nobody
+designed.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Final
+
+from toolparse._errors import ToolparseError
+
+__all__ = ["IllegalMove", "Mode", "Move", "TRANSITIONS", "next_mode"]
+
+
+class Mode(enum.Enum):
+    SCAN = "scan"
+    CAPTURE = "capture"
+    CLOSED = "closed"
+
+
+class Move(enum.Enum):
+    OPEN = "a block-start tag outside code opens a capture"
+    COMPLETE = "the captured block parsed"
+    FAIL = "the captured block failed"
+    CLOSE = "close() ends the stream"
+
+
+TRANSITIONS: Final[dict[tuple[Mode, Move], Mode]] = {
+    (Mode.SCAN, Move.OPEN): Mode.CAPTURE,
+    (Mode.CAPTURE, Move.COMPLETE): Mode.SCAN,
+    (Mode.CAPTURE, Move.FAIL): Mode.SCAN,
+    # close() first fails an open block (Move.FAIL), so it always leaves from SCAN.
+    (Mode.SCAN, Move.CLOSE): Mode.CLOSED,
+}
+"""(mode, move) -> the mode after it."""
+
+
+class IllegalMove(ToolparseError, RuntimeError):
+    """The engine tried a move its mode table does not allow (a bug: please report it)."""
+
+
+def next_mode(mode: Mode, move: Move) -> Mode:
+    """The mode after `move` from `mode`; raises IllegalMove for a move not in the table."""
+    try:
+        return TRANSITIONS[mode, move]
+    except KeyError:
+        raise IllegalMove(f"stream engine: no move from mode {mode.value!r} when "
+                          f"{move.value}") from None

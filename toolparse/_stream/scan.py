@@ -1,0 +1,107 @@
+"""SCAN mode: outside any block, find the next tag that opens one, outside code.
+
+The text is Markdown. One compiled search (`Dialect.opener_search`) finds the next
+complete block-start tag at C speed; everything before it is plain text. Before giving
+that text out, the last `MAX_ATOM` characters are checked for a block start that is
+still arriving (`<tool_` at the end of the chunk): from there on the text waits. At a
+complete tag, the lexer confirms it in Lark's order (`match_terminal` over the
+openers) and the Markdown tracker says where it stands:
+
+    CODE     the tag is text (SPEC G3);
+    TEXT     it opens a capture;
+    PENDING  it opens a capture whose fate waits on a ticket (SPEC 4.3).
+
+Cost: one search per chunk while no block start is near; each candidate position is
+probed once by an automaton over at most `MAX_ATOM` characters.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from toolparse._dialect import Dialect
+from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, TerminalSpec, match_terminal
+from toolparse._markdown import Context
+from toolparse._stream.arriving import Arriving
+from toolparse._stream.output import Output
+
+__all__ = ["Opener", "scan"]
+
+
+class Opener(NamedTuple):
+    """A block-start tag outside code: text[at:end] is its token."""
+
+    spec: TerminalSpec
+    at: int
+    end: int
+    ticket: int
+    """The Markdown ticket (-1 when the tag is outside code for certain)."""
+
+
+def scan(dialect: Dialect, output: Output, arriving: Arriving, text: str, pos: int, base: int,
+         final: bool) -> tuple[int, bool, Opener | None]:
+    """SCAN text[pos:] (text[0] is at stream offset `base`), giving out plain text.
+
+    Returns (position reached, waiting, opener): `waiting` when the rest of the text
+    could still become a block start (described in `arriving`); `opener` when a tag
+    outside code starts a block at the position.
+    """
+    end = len(text)
+    openers = dialect.openers
+    find = dialect.opener_search.search
+    while pos < end:
+        # The next complete block-start tag, found at C speed (runs of `<` included).
+        m = find(text, pos)
+        while m is not None and m.end() - m.start() > MAX_ATOM:
+            m = find(text, m.start() + 1)
+        at = m.start() if m is not None else end
+        if not final:
+            # Before it, only the last MAX_ATOM characters can hold a tag that is
+            # still arriving (`<tool_` at the end of the chunk).
+            hold = _arriving_opener(dialect, text, max(pos, end - MAX_ATOM + 1), min(at, end))
+            if hold >= 0:
+                if hold > pos:
+                    output.text(text[pos:hold], base + pos)
+                arriving.atom(dialect.opener_dfa, dialect.opener_probe.match, text, hold)
+                return hold, True, None
+        if at > pos:
+            output.text(text[pos:at], base + pos)
+        if at >= end:
+            return end, False, None
+        spec, token_end, _ = match_terminal(openers, text, at, end, final)
+        if token_end == NEED_MORE:  # a longer opener could still match here
+            arriving.atom(dialect.opener_dfa, dialect.opener_probe.match, text, at)
+            return at, True, None
+        if spec is None:
+            output.text(text[at:at + 1], base + at)
+            pos = at + 1
+            continue
+        context, ticket = output.context(base + at)
+        if context is Context.CODE:
+            output.text(text[at:token_end], base + at)
+            pos = token_end
+            continue
+        if context is Context.TEXT:
+            output.saw_tool_syntax = True
+        return at, False, Opener(spec, at, token_end, ticket)
+    return pos, False, None
+
+
+def _arriving_opener(dialect: Dialect, text: str, start: int, stop: int) -> int:
+    """The first position in text[start:stop] where a block start could still be
+    arriving (a prefix of one reaching the end of the text), or -1."""
+    end = len(text)
+    dfa = dialect.opener_dfa
+    for candidate in dialect.opener_start_search.finditer(text, start, stop + 1):
+        at = candidate.start()
+        if at >= stop:
+            break
+        if dfa is not None:
+            # Alive to the end without completing: a prefix of a block start.
+            if dfa.advance(dfa.initial, text[at:end]) >= 0:
+                return at
+            continue
+        m = dialect.opener_probe.match(text, at, end, partial=True)
+        if m is not None and m.partial:
+            return at
+    return -1
