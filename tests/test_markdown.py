@@ -1007,3 +1007,19 @@ def any_markdown(draw) -> str:
 @given(doc=any_markdown())
 def test_shortcuts_on_any_lines(doc: str) -> None:
     check_shortcuts(doc, ("whole", "1-char", "random-2"))
+
+
+@pytest.mark.parametrize(("before", "kind"), [
+    ("```\n", "fenced"),
+    ("~~~ python\nx\n", "fenced"),
+    ("    ", "indented"),
+    ("para\n\n    code\n    ", "indented"),
+    ("some `", "span"),
+    ("```", "fenced"),          # a line that may still be a fence opener: PENDING
+])
+def test_code_kind_names_the_code_a_tag_is_in(before: str, kind: str) -> None:
+    tracker = MarkdownTracker()
+    tracker.feed(before)
+    context, _ticket = tracker.context()
+    assert context in (Context.CODE, Context.PENDING)
+    assert tracker.code_kind() == kind

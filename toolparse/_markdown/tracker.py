@@ -706,6 +706,14 @@ class MarkdownTracker:
             return Context.PENDING, ticket
         return Context.TEXT, -1
 
+    def code_kind(self) -> str:
+        """Right after `context()` answered CODE or PENDING: the kind of code the tag is
+        in (or would be in, should its ticket resolve as code): `fenced`, `indented` or
+        `span`. For diagnostics (why a tag was not a call); the engine does not use it."""
+        if self._mode == _CODE_LINE:
+            return "fenced" if self._leaf == _FENCE else "indented"
+        return "fenced" if self._mode == _SPEC_FENCE else "span"
+
     def opaque(self, raw: str) -> list[Resolution]:
         """A tool block was recognised at the current position (SPEC G3a).
 
