@@ -821,10 +821,14 @@ def malformed() -> None:
          "<tool_calls><invoke name=search><parameter name=q>cats</parameter></invoke></tool_calls>\n")
     case(g, "missing-invoke-close", "A wrapper close where an invoke close belongs",
          '<tool_calls><invoke name="a"><parameter name="p">1</parameter></tool_calls>\n')
-    case(g, "json-body-trailing-comma", "A JSON body that is not strict JSON fails",
-         '<tool_calls><invoke name="a">{"x": 1,}</invoke></tool_calls>\n')
-    case(g, "json-body-array", "A JSON body that is not an object fails",
-         '<tool_calls><invoke name="a">[1, 2]</invoke></tool_calls>\n')
+    case(g, "json-body-trailing-comma", "A JSON body that is not strict JSON: without tools "
+         "the call is rejected (invalid_json), the block stays a block (SPEC 3.1)",
+         Block('<tool_calls><invoke name="a">{"x": 1,}</invoke></tool_calls>',
+               (Call("a", json_body='{"x": 1,}', json_value={}),)), "\n", status={0: "rejected"})
+    case(g, "json-body-array", "A JSON body that parses but is not an object: the call is "
+         "rejected (not_object), the block stays a block (SPEC 3.1)",
+         Block('<tool_calls><invoke name="a">[1, 2]</invoke></tool_calls>',
+               (Call("a", json_body="[1, 2]", json_value={}),)), "\n", status={0: "rejected"})
     case(g, "text-in-invoke-body", "Other text in an invoke body fails the block",
          '<tool_calls><invoke name="a">stray<parameter name="p">1</parameter></invoke></tool_calls>\n')
     case(g, "repeated-attribute", "A repeated attribute fails the block",

@@ -193,10 +193,27 @@ def test_json_object_body(check_chunkings) -> None:
     assert check_chunkings(text) == [("block", text, [("a", {"path": "x<y", "n": [1, 2]})])]
 
 
-@pytest.mark.parametrize("body", ['[1, 2]', '{"a": 1} {"b": 2}', '{"a": 1,}', '{"a": 1', '"s"', '{"a": NaN}'])
-def test_json_body_that_is_not_one_object_fails(body: str, check_chunkings) -> None:
-    text = block(f'<invoke name="a">{body}</invoke>')
-    assert all(kind == "text" for kind, *_ in check_chunkings(text))
+@pytest.mark.parametrize(("body", "reason"), [
+    ("[1, 2]", "not_object"), ('{"a": 1} {"b": 2}', "invalid_json"), ('{"a": 1,}', "invalid_json"),
+    ('{"a": 1', "invalid_json"), ('{"a": NaN}', "invalid_json"), ('{"a": 1, "a": 2}', "invalid_json"),
+    ("[", "invalid_json"), ('{"a": "</parameter>"', "invalid_json"),
+])
+def test_a_json_body_is_arguments_text_and_never_fails_the_block(
+        body: str, reason: str, check_chunkings) -> None:
+    # SPEC 3.1: a body starting with { or [ is the call's arguments text, like OpenAI's
+    # function.arguments; without tools, anything but one JSON object rejects the call
+    # (arguments {}, the text kept for repair) and the block stays a block.
+    text = block(f'<invoke name="a">\n  {body}\n</invoke>')
+    assert check_chunkings(text) == [("block", text, [("a", {})])]
+    call = toolparse.parse(text).calls[0]
+    assert (call.status, call.reason) == ("rejected", reason)
+    assert call.repair is not None and call.repair.text == body
+    assert call.hint and body not in call.hint
+
+
+def test_a_body_of_other_text_still_fails_the_block(check_chunkings) -> None:
+    for body in ['"s"', "plain words", "1"]:
+        assert all(kind == "text" for kind, *_ in check_chunkings(block(f'<invoke name="a">{body}</invoke>')))
 
 
 def test_self_closing_invoke_and_empty_body(check_chunkings) -> None:

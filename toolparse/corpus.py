@@ -524,10 +524,15 @@ def update_case(case: Case, dialect: str | Dialect | None = None, *, write: bool
 
     The file is rewritten only when it is missing or says something else, so a
     hand-formatted file that still holds stays as it is. `status` is written when the
-    case has tools. With `write=False`, nothing is written: the Update says what would be.
+    case has tools, or when a call is not `unchecked` without them (a rejected JSON
+    body). With `write=False`, nothing is written: the Update says what would be.
     """
-    with_status = case.tools is not None
-    whole = event_records(_stream(case, [case.text], dialect), with_status=with_status)
+    events = _stream(case, [case.text], dialect)
+    whole = event_records(events, with_status=True)
+    with_status = case.tools is not None or any(
+        call["status"] != "unchecked" for record in whole for call in record.get("calls", ()))
+    if not with_status:
+        whole = event_records(events)
     unstable = []
     for label, chunks in chunkings(case)[1:]:
         if not records_match(whole, event_records(_stream(case, chunks, dialect), with_status=with_status)):

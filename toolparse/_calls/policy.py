@@ -15,7 +15,8 @@ from typing import Any
 from typing import TYPE_CHECKING
 
 from toolparse._errors import ConfigError
-from toolparse._events import ToolCall
+from toolparse._events import CallStatus, ToolCall
+from toolparse._json import NOT_JSON, DuplicateKey, loads_strict
 from toolparse._dialect.transform import RawCall
 from toolparse._calls.values import type_arguments
 
@@ -70,35 +71,52 @@ def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
                 policy: CallPolicy | None) -> tuple[ToolCall, ...]:
     """The ToolCalls of one block whose source text `raw` starts at offset `start`.
 
-    Without tools: SPEC 3 typing, status `unchecked`. With tools: schema typing, then
-    `repair_tool_call`; a tool that was not given is `rejected` (`unknown_tool`). A
-    rejected call keeps its typed arguments, so it can be shown and explained.
+    Without tools: SPEC 3 typing, status `unchecked` (a JSON body that is not one JSON
+    object: `rejected`). With tools: schema typing, then `repair_tool_call`; a tool
+    that was not given is `rejected` (`unknown_tool`). A rejected call keeps its typed
+    arguments, so it can be shown and explained.
     """
+    return tuple(_build_call(rc, raw[rc.start - start:rc.end - start], policy)
+                 for rc in raw_calls)
+
+
+def _build_call(rc: RawCall, raw: str, policy: CallPolicy | None) -> ToolCall:
+    schema = policy.schemas.get(rc.name) if policy is not None else None
+    json_errors: tuple[str, ...] = ()
+    status: CallStatus = "unchecked"
+    outcome: RepairOutcome | None = None
+    if rc.json_text is not None:
+        arguments, outcome = _json_body(rc.json_text) if policy is None else ({}, None)
+        if outcome is not None:
+            status = outcome.status
+    else:
+        arguments, json_errors = type_arguments(_as_tuples(rc), schema)
     if policy is not None:
         from toolparse._calls.repair import RepairOutcome, repair_tool_call
-    calls = []
-    for rc in raw_calls:
-        schema = policy.schemas.get(rc.name) if policy is not None else None
-        json_errors: tuple[str, ...] = ()
-        if rc.json_arguments is not None:
-            arguments = rc.json_arguments
+
+        if schema is None:
+            outcome = RepairOutcome.unknown_tool(rc.name, policy.schemas)
         else:
-            arguments, json_errors = type_arguments(_as_tuples(rc), schema)
-        status = "unchecked"
-        outcome: RepairOutcome | None = None
-        if policy is not None:
-            if schema is None:
-                outcome = RepairOutcome.unknown_tool(rc.name, policy.schemas)
-            else:
-                given: str | dict[str, Any] = (
-                    rc.json_text if rc.json_text is not None else arguments)
-                outcome = repair_tool_call(rc.name, given, schema, model=policy.model,
-                                           config=policy.config)
-            status = outcome.status
-            if outcome.arguments is not None:
-                arguments = outcome.arguments
-        calls.append(ToolCall(
-            name=rc.name, arguments=arguments, status=status, repair=outcome,  # type: ignore[arg-type]
-            raw=raw[rc.start - start:rc.end - start], start=rc.start, end=rc.end,
-            json_errors=json_errors))
-    return tuple(calls)
+            given: str | dict[str, Any] = rc.json_text if rc.json_text is not None else arguments
+            outcome = repair_tool_call(rc.name, given, schema, model=policy.model,
+                                       config=policy.config)
+        status = outcome.status
+        if outcome.arguments is not None:
+            arguments = outcome.arguments
+    return ToolCall(name=rc.name, arguments=arguments, status=status, repair=outcome,
+                    raw=raw, start=rc.start, end=rc.end, json_errors=json_errors)
+
+
+def _json_body(text: str) -> tuple[dict[str, Any], RepairOutcome | None]:
+    """Without tools, a JSON body is the arguments when it is one strict JSON object;
+    otherwise the call is rejected (SPEC 3.1), its arguments `{}`."""
+    try:
+        value = loads_strict(text)
+    except DuplicateKey:
+        value = NOT_JSON
+    if isinstance(value, dict):
+        return value, None
+    from toolparse._calls.repair import RepairOutcome
+
+    return {}, RepairOutcome.invalid_body(text, "invalid_json" if value is NOT_JSON
+                                          else "not_object")

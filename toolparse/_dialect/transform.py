@@ -24,7 +24,6 @@ from typing import Any
 
 from lark import Token, Transformer, v_args
 
-from toolparse._json import NOT_JSON, strict_json
 from toolparse._dialect.values import Cdata, decode_entities, value_text
 
 __all__ = ["BlockRejected", "BlockTransformer", "RawCall", "RawParam"]
@@ -52,17 +51,15 @@ class RawCall:
 
     name: str
     params: tuple[RawParam, ...]
-    json_arguments: dict[str, Any] | None
-    """The arguments when the body was a JSON object; None for a parameter body."""
     json_text: str | None
-    """That JSON object as written (repair returns it byte for byte when valid)."""
+    """A JSON body as written (surrounding whitespace aside): the call's arguments text,
+    like OpenAI's `function.arguments` (SPEC 3.1); None for a parameter body."""
     start: int
     end: int
 
 
 @dataclass(frozen=True, slots=True)
 class _JsonBody:
-    value: dict[str, Any]
     text: str
 
 
@@ -103,20 +100,18 @@ class BlockTransformer(Transformer[Token, Any]):
     def invoke(self, open_tag: Token, *rest: Any) -> RawCall:
         name, _ = self._name(open_tag)
         if not rest:  # self-closing
-            return RawCall(name, (), None, None, _start(open_tag), _end(open_tag))
+            return RawCall(name, (), None, _start(open_tag), _end(open_tag))
         body, close_tag = rest[:-1], rest[-1]
         if len(body) == 1 and isinstance(body[0], _JsonBody):
-            return RawCall(name, (), body[0].value, body[0].text, _start(open_tag), _end(close_tag))
+            return RawCall(name, (), body[0].text, _start(open_tag), _end(close_tag))
         params = tuple(item for item in body if isinstance(item, RawParam))
-        return RawCall(name, params, None, None, _start(open_tag), _end(close_tag))
+        return RawCall(name, params, None, _start(open_tag), _end(close_tag))
 
     @v_args(inline=True)
     def json_body(self, *pieces: Token) -> _JsonBody:
-        text = "".join(pieces).strip()
-        value = strict_json(text)
-        if value is NOT_JSON or not isinstance(value, dict):
-            raise BlockRejected("the invoke body is not a JSON object")
-        return _JsonBody(value, text)
+        # Never refused here: whether it is JSON, and an object, is the call's status
+        # (SPEC 3.1), decided with the tool's schema when there is one.
+        return _JsonBody("".join(pieces).strip())
 
     @v_args(inline=True)
     def param(self, open_tag: Token, *rest: Any) -> RawParam:

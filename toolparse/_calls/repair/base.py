@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger("toolparse.repair")
 
 Status = Literal["valid", "repaired", "rejected"]
-Reason = Literal["truncated", "invalid_json", "duplicate_key", "missing_required",
-                 "unknown_field", "alias_conflict", "grammar_leak", "schema", "unknown_tool"]
+Reason = Literal["truncated", "invalid_json", "not_object", "duplicate_key",
+                 "missing_required", "unknown_field", "alias_conflict", "grammar_leak",
+                 "schema", "unknown_tool"]
 ErrorEntry = tuple[str, str, str]
 
 MAX_DEPTH = 256

@@ -48,3 +48,13 @@ class RepairOutcome:
         return cls(status="rejected", arguments=None, text=None, reason="unknown_tool",
                    errors=(("", "name", "no tool of this name was given"),),
                    hint=f"There is no tool named {quote(name)}{listed}.")
+
+    @classmethod
+    def invalid_body(cls, text: str, reason: Reason) -> RepairOutcome:
+        """The outcome for a JSON invoke body that is not one JSON object, with no
+        schema to repair it by (SPEC 3.1): `invalid_json` or `not_object`."""
+        what = ("is not valid JSON" if reason == "invalid_json"
+                else "is valid JSON but not an object")
+        return cls(status="rejected", arguments=None, text=text, reason=reason,
+                   errors=(("", reason, f"the arguments text {what}"),),
+                   hint=f"The arguments text {what}; write the arguments as one JSON object.")
