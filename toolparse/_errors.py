@@ -17,6 +17,8 @@ __all__ = [
     "GrammarError",
     "SchemaError",
     "ConfigError",
+    "ConfigTypeError",
+    "RejectedCallError",
 ]
 
 
@@ -61,3 +63,14 @@ class SchemaError(ToolparseError, ValueError):
 
 class ConfigError(ToolparseError, ValueError):
     """A configuration value (such as a `RepairConfig` key) is unknown or of the wrong type."""
+
+
+class ConfigTypeError(ToolparseError, TypeError):
+    """An option of `parse`/`StreamParser` (or a configuration value) of the wrong type:
+    `model=123`, `tools="x"`, `max_capture=1.5`."""
+
+
+class RejectedCallError(ToolparseError, ValueError):
+    """A rejected call was asked for in an executable form (`ToolCall.to_openai()`): a
+    rejected call must never run. Check `call.status` (or use
+    `ParseResult.accepted_calls`) first."""
