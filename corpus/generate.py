@@ -50,6 +50,25 @@ class Prose:
 
 
 @dataclass(frozen=True)
+class Failed:
+    """The text of a block that fails (SPEC 3.2): its reason, and where in `text` the
+    failing token is (`at`; the default: right after the text)."""
+
+    text: str
+    reason: str = "unexpected_token"
+    at: int | str | None = None
+    """An offset into `text`, or a substring whose first occurrence is the failing token."""
+
+    def offset(self) -> int:
+        if self.at is None:
+            return len(self.text)
+        if isinstance(self.at, str):
+            assert self.at in self.text, (self.at, self.text)
+            return self.text.index(self.at)
+        return self.at
+
+
+@dataclass(frozen=True)
 class Code:
     """Text whose tag openings a CommonMark renderer places inside code."""
 
@@ -100,7 +119,7 @@ class Block:
     calls: tuple[Call, ...]
 
 
-Segment = Prose | Code | Block
+Segment = Prose | Code | Failed | Block
 
 
 # ---- parameters ----------------------------------------------------------------------------
@@ -235,8 +254,14 @@ class Case:
     def expected(self) -> list[dict[str, Any]]:
         records: list[dict[str, Any]] = []
         index = 0
+        offset = 0
         for segment in self.segments:
-            if isinstance(segment, Block):
+            start = offset
+            offset += len(segment.raw if isinstance(segment, Block) else segment.text)
+            if isinstance(segment, Failed):
+                records.append({"text": segment.text, "failure": segment.reason,
+                                "at": start + segment.offset()})
+            elif isinstance(segment, Block):
                 calls = []
                 for call in segment.calls:
                     entry: dict[str, Any] = {"name": call.name, "arguments": call.arguments()}
@@ -246,7 +271,7 @@ class Case:
                     index += 1
                 records.append({"calls": calls, "raw": segment.raw})
             elif segment.text:
-                if records and "text" in records[-1]:
+                if records and "text" in records[-1] and "failure" not in records[-1]:
                     records[-1]["text"] += segment.text
                 else:
                     records.append({"text": segment.text})
@@ -275,6 +300,9 @@ def crlf(*segments: Segment | str) -> list[Segment]:
             out.append(Prose(s.text.replace("\n", "\r\n")))
         elif isinstance(s, Code):
             out.append(Code(s.text.replace("\n", "\r\n")))
+        elif isinstance(s, Failed):
+            assert not isinstance(s.at, int) or "\n" not in s.text[:s.at]
+            out.append(replace(s, text=s.text.replace("\n", "\r\n")))
         else:
             assert "\n" not in s.raw.replace("\r\n", ""), "build CRLF blocks with nl='\\r\\n'"
             out.append(s)
@@ -411,8 +439,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def define_cases() -> None:
     """Every generated case, group by group (the definitions follow)."""
     for define in (prose, canonical, dsml_cases, multiple, missing_wrapper, fences,
-                   inline_code, stray_backticks, malformed, values, unicode, adversarial,
-                   schemas, realistic):
+                   inline_code, stray_backticks, malformed, failures, values, unicode,
+                   adversarial, schemas, realistic):
         define()
 
 
@@ -463,11 +491,15 @@ def prose() -> None:
     case(g, "closing-tags-alone", "Closing tags without an opening one are text",
          "The block ends with </tool_calls>, each call with </invoke>, each value with "
          "</parameter>.\n")
-    case(g, "bare-mention", "A wrapper mentioned in prose fails at the next word and is text (SPEC G4)",
-         'Use <tool_calls> to wrap your calls and <invoke name="f"> for each one; '
-         "I will not call anything now.\n")
-    case(g, "self-closing-wrapper", "A self-closing wrapper is no block",
-         "An empty block would be <tool_calls/> or <tool_calls></tool_calls>, which mean nothing.\n")
+    case(g, "bare-mention", "A wrapper mentioned in prose fails at the next word, its text marked "
+         "failed; an invoke tag then starts a call that breaks, and its span runs to the end "
+         "(SPEC 3.2)",
+         "Use ", Failed("<tool_calls> "), "to wrap your calls and ",
+         Failed('<invoke name="f"> for each one; I will not call anything now.\n', at="for"))
+    case(g, "self-closing-wrapper", "A self-closing wrapper is no tag; an empty wrapper fails "
+         "at its close",
+         "An empty block would be <tool_calls/> or ", Failed("<tool_calls>"),
+         "</tool_calls>, which mean nothing.\n")
     case(g, "words-without-brackets", "Tag names as plain words",
          "The tool_calls wrapper holds invoke elements, each with parameter children. "
          "DSML is DeepSeek's markup language.\n")
@@ -577,10 +609,11 @@ def dsml_cases() -> None:
                                    Param("timeout", "120", 120, ' string="false"'))),)))
     for alias in ("function_calls", "calls", "toolcalls"):
         case(g, f"alias-{alias.replace('_', '-')}-needs-prefix",
-             f"The wrapper alias {alias} without a prefix is text (SPEC 3)",
-             f'<{alias}><invoke name="ping"/></{alias}>\n')
-    case(g, "bad-prefix-hyphen", "`DSML-` is not a prefix: the tags are text",
-         '<tool_calls><DSML-invoke name="ping"/></tool_calls>\n')
+             f"The wrapper alias {alias} without a prefix is no wrapper: the invoke starts a "
+             "call that breaks at the close, and its span runs to the end (SPEC 3, 3.2)",
+             f"<{alias}>", Failed(f'<invoke name="ping"/></{alias}>\n', at=f"</{alias}>"))
+    case(g, "bad-prefix-hyphen", "`DSML-` is not a prefix: the wrapper fails there, the rest is text",
+         Failed("<tool_calls>"), '<DSML-invoke name="ping"/></tool_calls>\n')
     case(g, "bad-prefix-three-bars", "Three bars are not a prefix",
          '<｜｜｜tool_calls><｜｜｜invoke name="ping"/></｜｜｜tool_calls>\n')
     case(g, "bad-prefix-two-spaces", "Only one space may follow a prefix",
@@ -602,9 +635,9 @@ def multiple() -> None:
          block(WEATHER, compact=True), block(SEARCH, compact=True))
     case(g, "newline-between", "Two blocks separated by one newline",
          block(WEATHER), "\n", block(SHELL), "\n")
-    case(g, "good-bad-good", "A failed block between two good ones is text",
-         block(WEATHER), "\n\n<tool_calls>\nI changed my mind about this one.\n</tool_calls>\n\n",
-         block(SEARCH), "\n")
+    case(g, "good-bad-good", "A failed block between two good ones: its text is marked failed",
+         block(WEATHER), "\n\n", Failed("<tool_calls>\n"),
+         "I changed my mind about this one.\n</tool_calls>\n\n", block(SEARCH), "\n")
     steps = [Call("run_shell", (cdata("command", f"step {i}"),)) for i in range(1, 6)]
     case(g, "five-blocks", "Five blocks, one per step",
          *[part for i, c in enumerate(steps, 1) for part in (f"Step {i}:\n", block(c), "\n\n")])
@@ -634,19 +667,24 @@ def missing_wrapper() -> None:
          "好的。\n", block(SHELL, spelling=DSML_FULL, missing_wrapper=True), "\n")
     case(g, "dsml-alias-close", "A wrapper close in an alias spelling ends the block",
          Block('<｜DSML｜invoke name="ping"/>\n</｜DSML｜function_calls>', (Call("ping", self_closing=True),)))
-    case(g, "prose-between", "Prose between an invoke and the close: all text",
-         '<invoke name="ping"/> and then </tool_calls>\n')
-    case(g, "no-close", "Invokes with no following wrapper close are text",
-         '<invoke name="a"><parameter name="p">1</parameter></invoke>\n<invoke name="b"/>\nDone.\n')
+    case(g, "prose-between", "Prose between an invoke and the close: the calls broke, the span "
+         "runs to the close (SPEC 3.2)",
+         Failed('<invoke name="ping"/> and then </tool_calls>', at="and"), "\n")
+    case(g, "no-close", "Invokes with no following wrapper close: the calls broke at the prose, "
+         "the span runs to the end (SPEC 3.2)",
+         Failed('<invoke name="a"><parameter name="p">1</parameter></invoke>\n<invoke name="b"/>\nDone.\n',
+                at="Done"))
     case(g, "after-prose-in-wrapper", "A wrapper failing at prose; the invoke and close after it form a block",
-         "<tool_calls>here is the call: ", PING_ORPHAN, "\n")
+         Failed("<tool_calls>"), "here is the call: ", PING_ORPHAN, "\n")
     case(g, "compact-mid-line", "A compact orphan block after text on the same line",
          "Calling: ", block(WEATHER, compact=True, missing_wrapper=True), " ok\n")
     case(g, "comment-before-close", "A comment between the invoke and the close",
          Block('<invoke name="ping"/>\n<!-- that is all -->\n</tool_calls>', (Call("ping", self_closing=True),)), "\n")
     case(g, "close-alone", "A wrapper close alone is text", "Nothing to call.\n</tool_calls>\n")
-    case(g, "invoke-open-not-closed", "An unclosed invoke then a wrapper close is text",
-         '<invoke name="a"><parameter name="p">1</parameter>\n</tool_calls>\n')
+    case(g, "invoke-open-not-closed", "An unclosed invoke then a wrapper close: a failed span "
+         "that the close ends (SPEC 3.2)",
+         Failed('<invoke name="a"><parameter name="p">1</parameter>\n</tool_calls>', at="</tool_calls>"),
+         "\n")
 
 
 # ---- fenced code ---------------------------------------------------------------------------
@@ -805,22 +843,42 @@ def malformed() -> None:
         ("inside-wrapper-close", len(full) - 4),
     ]
     for slug, cut in cuts:
-        case(g, f"truncated-{slug}", "A block cut off by the end of the stream is text (SPEC G4)",
-             "Let me read it.\n\n" + full[:cut])
-    case(g, "truncated-dsml", "A DSML block cut off is text",
-         "好的。\n\n" + block(SHELL, spelling=DSML_FULL).raw[:-12])
-    case(g, "prose-in-wrapper", "A wrapper holding prose is text",
-         "<tool_calls>\nI will now call the tool.\n</tool_calls>\n")
-    case(g, "empty-wrapper", "An empty wrapper is not a block", "<tool_calls>\n\n</tool_calls>\n")
-    case(g, "invoke-without-name", "An invoke without a name fails the block",
-         '<tool_calls><invoke><parameter name="p">1</parameter></invoke></tool_calls>\n')
-    case(g, "empty-name", "An empty name fails the block", '<tool_calls><invoke name=""/></tool_calls>\n')
-    case(g, "parameter-without-name", "A parameter without a name fails the block",
-         '<tool_calls><invoke name="a"><parameter>1</parameter></invoke></tool_calls>\n')
-    case(g, "unquoted-attributes", "Unquoted values are not attributes",
-         "<tool_calls><invoke name=search><parameter name=q>cats</parameter></invoke></tool_calls>\n")
-    case(g, "missing-invoke-close", "A wrapper close where an invoke close belongs",
-         '<tool_calls><invoke name="a"><parameter name="p">1</parameter></tool_calls>\n')
+        truncated = full[:cut]
+        # Cut inside a tag before a call started: the wrapper alone failed, the rest is
+        # text; once a call started, everything to the end is the failed span.
+        if slug == "after-wrapper-name":  # no tag yet: plain text
+            segments: list[Segment | str] = [truncated]
+        elif slug == "inside-invoke-tag":
+            head = truncated[:truncated.index("<invoke")]
+            segments = [Failed(head, "truncated", at=len(truncated)),
+                        truncated[len(head):]]
+        else:
+            segments = [Failed(truncated, "truncated")]
+        case(g, f"truncated-{slug}", "A block cut off by the end of the stream fails with reason "
+             "truncated (SPEC 3.2, G4)", "Let me read it.\n\n", *segments)
+    case(g, "truncated-dsml", "A DSML block cut off fails with reason truncated",
+         "好的。\n\n", Failed(block(SHELL, spelling=DSML_FULL).raw[:-12], "truncated"))
+    case(g, "prose-in-wrapper", "A wrapper holding prose fails at the prose (a prose mention)",
+         Failed("<tool_calls>\n"), "I will now call the tool.\n</tool_calls>\n")
+    case(g, "empty-wrapper", "An empty wrapper is not a block: it fails at the close",
+         Failed("<tool_calls>\n\n"), "</tool_calls>\n")
+    case(g, "invoke-without-name", "An invoke without a name is refused as it arrives: the "
+         "wrapper fails there, and the nameless tag starts no call",
+         Failed("<tool_calls>", "invalid_name"), Failed("<invoke>", "invalid_name", at=0),
+         '<parameter name="p">1</parameter></invoke></tool_calls>\n')
+    case(g, "empty-name", "An empty name is no name: refused as it arrives",
+         Failed("<tool_calls>", "invalid_name"), Failed('<invoke name=""/>', "invalid_name", at=0),
+         "</tool_calls>\n")
+    case(g, "parameter-without-name", "A parameter without a name fails the block after its call "
+         "started: the span runs to the wrapper close",
+         Failed('<tool_calls><invoke name="a"><parameter>1</parameter></invoke></tool_calls>',
+                "invalid_name", at="</invoke>"), "\n")
+    case(g, "unquoted-attributes", "Unquoted values are not attributes: no invoke tag, the wrapper fails",
+         Failed("<tool_calls>"),
+         "<invoke name=search><parameter name=q>cats</parameter></invoke></tool_calls>\n")
+    case(g, "missing-invoke-close", "A wrapper close where an invoke close belongs: the span ends there",
+         Failed('<tool_calls><invoke name="a"><parameter name="p">1</parameter></tool_calls>',
+                at="</tool_calls>"), "\n")
     case(g, "json-body-trailing-comma", "A JSON body that is not strict JSON: without tools "
          "the call is rejected (invalid_json), the block stays a block (SPEC 3.1)",
          Block('<tool_calls><invoke name="a">{"x": 1,}</invoke></tool_calls>',
@@ -829,29 +887,77 @@ def malformed() -> None:
          "rejected (not_object), the block stays a block (SPEC 3.1)",
          Block('<tool_calls><invoke name="a">[1, 2]</invoke></tool_calls>',
                (Call("a", json_body="[1, 2]", json_value={}),)), "\n", status={0: "rejected"})
-    case(g, "text-in-invoke-body", "Other text in an invoke body fails the block",
-         '<tool_calls><invoke name="a">stray<parameter name="p">1</parameter></invoke></tool_calls>\n')
-    case(g, "repeated-attribute", "A repeated attribute fails the block",
-         '<tool_calls><invoke name="a" name="b"/></tool_calls>\n')
-    case(g, "unclosed-cdata", "A value with an unclosed CDATA section never ends (SPEC 3)",
-         '<tool_calls><invoke name="a"><parameter name="p"><![CDATA[never closed</parameter></invoke></tool_calls>\n')
-    case(g, "text-after-cdata", "A `]]>` followed by text is content, so the section never ends (SPEC 3)",
-         '<tool_calls><invoke name="a"><parameter name="p"><![CDATA[x]]> y</parameter></invoke></tool_calls>\n')
-    case(g, "second-parameter-close", "A second parameter close fails the block",
-         '<tool_calls><invoke name="a"><parameter name="p">x<parameter name="q">y</parameter>z</parameter>'
-         "</invoke></tool_calls>\n")
-    case(g, "stray-parameter-close", "A parameter close where a parameter belongs",
-         '<tool_calls><invoke name="a"></parameter></invoke></tool_calls>\n')
-    case(g, "lt-in-attribute-value", "A `<` inside an attribute value: not a tag",
-         '<tool_calls><invoke name="a<b"/></tool_calls>\n')
+    case(g, "text-in-invoke-body", "Other text in an invoke body: the calls broke, the span runs "
+         "to the wrapper close (SPEC 3.2)",
+         Failed('<tool_calls><invoke name="a">stray<parameter name="p">1</parameter></invoke></tool_calls>',
+                at="stray"), "\n")
+    case(g, "repeated-attribute", "A repeated attribute is refused as the tag arrives: no call started",
+         Failed("<tool_calls>", "repeated_attribute"),
+         Failed('<invoke name="a" name="b"/>', "repeated_attribute", at=0), "</tool_calls>\n")
+    case(g, "unclosed-cdata", "A value with an unclosed CDATA section never ends (SPEC 3): truncated",
+         Failed('<tool_calls><invoke name="a"><parameter name="p"><![CDATA[never closed</parameter>'
+                "</invoke></tool_calls>\n", "truncated"))
+    case(g, "text-after-cdata", "A `]]>` followed by text is content, so the section never ends "
+         "(SPEC 3): truncated",
+         Failed('<tool_calls><invoke name="a"><parameter name="p"><![CDATA[x]]> y</parameter>'
+                "</invoke></tool_calls>\n", "truncated"))
+    case(g, "second-parameter-close", "A second parameter close: the calls broke, the span runs "
+         "to the wrapper close",
+         Failed('<tool_calls><invoke name="a"><parameter name="p">x<parameter name="q">y</parameter>z'
+                "</parameter></invoke></tool_calls>", at="z</parameter>"), "\n")
+    case(g, "stray-parameter-close", "A parameter close where a parameter belongs: the span runs "
+         "to the wrapper close",
+         Failed('<tool_calls><invoke name="a"></parameter></invoke></tool_calls>', at="</parameter>"),
+         "\n")
+    case(g, "lt-in-attribute-value", "A `<` inside an attribute value: not a tag, so the wrapper fails",
+         Failed("<tool_calls>"), '<invoke name="a<b"/></tool_calls>\n')
     case(g, "nested-wrapper", "Scanning resumes at the failing token: the inner block is found (SPEC 3)",
-         "<tool_calls>", PING_BLOCK, "\n")
+         Failed("<tool_calls>"), PING_BLOCK, "\n")
     case(g, "tag-without-gt", "A `<` before the `>`: the first tag was text, the rest a block",
          "<｜DSML｜tool_calls\n",
          Block('<｜DSML｜invoke name="ping"></｜DSML｜invoke>\n</｜DSML｜tool_calls>', (Call("ping"),)), "\n")
     case(g, "released-text-opens-fence", "A failed block's text is Markdown: a fence in it opens (SPEC 3)",
-         "<tool_calls>\nI'll explain:\n", Code(f"```xml\n{block(READ_EXAMPLE).raw}\n```"), "\n\n",
+         Failed("<tool_calls>\n"), "I'll explain:\n", Code(f"```xml\n{block(READ_EXAMPLE).raw}\n```"), "\n\n",
          block(READ_REAL), "\n")
+
+
+# ---- failures: no partial execution (SPEC 3.2, G4) ------------------------------------------
+
+def failures() -> None:
+    g = "failures"
+    step = '<invoke name="run"><parameter name="command">pytest -q</parameter></invoke>'
+    tail = '<invoke name="run"><parameter name="command">rm -rf build</parameter></invoke>'
+    broken = '<invoke name="run"><parameter name="command">make</parameter>stray text</invoke>'
+    case(g, "second-of-three-broken", "Three invokes, the second broken by stray text: the whole "
+         "block is one failed span; the third (`rm -rf build`) never runs",
+         "Running the steps.\n", Failed(f"<tool_calls>\n{step}\n{broken}\n{tail}\n</tool_calls>",
+                                       at="stray"), "\nDone.\n")
+    case(g, "broken-then-new-wrapper", "A new wrapper open ends the failed span, not included: "
+         "the fresh block after it is a call",
+         Failed(f"<tool_calls>\n{step}\n{broken}\n", at="stray"),
+         block(Call("run", (text("command", "make"),))), "\n")
+    case(g, "close-in-cdata-after-the-break", "A wrapper close inside a CDATA section of the "
+         "failed span does not end it",
+         Failed(f"<tool_calls>\n{step} oops <parameter name=\"x\"><![CDATA[</tool_calls>\n{tail}]]>"
+                "</parameter>\n</tool_calls>", at="oops"), "\nafter\n")
+    case(g, "missing-wrapper-broken-in-the-middle", "Invokes without a wrapper, the second "
+         "broken: no missing-wrapper block starts inside the span, so the third does not run",
+         "Sure.\n", Failed(f"{step}\n{broken}\n{tail}\n</tool_calls>", at="stray"), "\n")
+    case(g, "broken-in-inline-code-is-code", "A call tag in inline code that breaks: code, so "
+         "plain text, and the text after it is not held",
+         'Write `<invoke name="run">` and then a parameter.\n')
+    case(g, "broken-after-a-literal-backtick", "A stray backtick, then a block that breaks: the "
+         "run is never matched, so the tag was outside code and the span is failed",
+         "A stray ` here: ", Failed(f"<tool_calls>{step} oops {tail}</tool_calls>", at="oops"),
+         " end\n\nNext paragraph.\n")
+    case(g, "bad-json-body-in-the-middle", "A JSON body that is not valid JSON rejects its call; "
+         "the block stays a block, with a rejected call, so a gateway that runs accepted "
+         "blocks runs none of it (SPEC 3.1)",
+         Block(f'<tool_calls>{step}<invoke name="run">{{"command": "make",}}</invoke>{tail}</tool_calls>',
+               (Call("run", (text("command", "pytest -q"),)),
+                Call("run", json_body='{"command": "make",}', json_value={}),
+                Call("run", (text("command", "rm -rf build"),)))), "\n",
+         status={0: "unchecked", 1: "rejected", 2: "unchecked"})
 
 
 # ---- values --------------------------------------------------------------------------------
@@ -970,7 +1076,7 @@ def unicode() -> None:
     case(g, "combining-characters", "Combining characters in values stay as written",
          block(Call("lookup", (text("word", "cafe\u0301"), text("other", "n\u0303o")))), "\n")
     case(g, "zero-width-space-in-wrapper", "A zero-width space is not whitespace: the wrapper fails there",
-         "<tool_calls>\u200b", PING_ORPHAN, "\n")
+         Failed("<tool_calls>"), "\u200b", PING_ORPHAN, "\n")
     case(g, "zero-width-space-in-tag", "A zero-width space inside a tag name: text",
          '<\u200btool_calls><\u200binvoke name="ping"/></tool_calls>\n')
     case(g, "dsml-chinese-answer", "A DeepSeek-style Chinese answer with DSML tags",
@@ -985,14 +1091,15 @@ def adversarial() -> None:
     real = block(READ_REAL)
     case(g, "many-lt", "Two thousand `<` then a block", "<" * 2000, real, "\n")
     case(g, "open-wrapper-then-long-prose", "An open wrapper, a long run of whitespace, then prose",
-         "<tool_calls>" + " \n" * 3000 + ("Some prose follows. " * 400) + "\n\n", real, "\n")
+         Failed("<tool_calls>" + " \n" * 3000), ("Some prose follows. " * 400) + "\n\n", real, "\n")
     storm = "".join("`" * (1 + (i * 7) % 5) + " x " for i in range(800))
     case(g, "backtick-storm", "Eight hundred backtick runs, then a block in a new paragraph",
          storm + "\n\n", real, "\n")
     case(g, "repeated-wrapper-opens", "Five hundred wrapper opens: each fails at the next, the last holds the block",
-         "<tool_calls>" * 499, PING_BLOCK, "\n")
-    case(g, "repeated-unclosed-invokes", "Three hundred unclosed invokes are text",
-         '<invoke name="x">' * 300 + " the end\n")
+         *[Failed("<tool_calls>")] * 499, PING_BLOCK, "\n")
+    case(g, "repeated-unclosed-invokes", "Three hundred unclosed invokes: the first call broke at "
+         "the second, and its span runs to the end (SPEC 3.2)",
+         Failed('<invoke name="x">' * 300 + " the end\n", at=len('<invoke name="x">')))
     case(g, "cdata-markers-in-prose", "CDATA and comment markers outside a block are text",
          "Raw: <![CDATA[ not a block ]]> and ]]> and <!-- a comment --> and <!-- unclosed\n")
     case(g, "partial-tag-storm", "Thousands of tag beginnings that never complete",
@@ -1331,12 +1438,14 @@ def compose(s: Scenario, template: str, where: str, spelling_name: str, compact:
         segments = [s.intro + "\n\n", real, "\n\n", *shown(words["after"]),
                     (s.outro or words["then"].rstrip(":：")) + "\n"]
     elif template == "retry":
-        attempt = (f"<{spelling.wrapper_open}>\n{words['attempt']} {s.real[0].name}\n"
-                   f"</{spelling.wrapper_close}>")
-        segments = [s.intro + "\n\n", attempt + "\n\n", words["retry"] + "\n\n", real, *outro]
+        # The attempt is a prose mention: the wrapper fails at its first word.
+        attempt = f"{words['attempt']} {s.real[0].name}\n</{spelling.wrapper_close}>"
+        segments = [s.intro + "\n\n", Failed(f"<{spelling.wrapper_open}>\n"), attempt + "\n\n",
+                    words["retry"] + "\n\n", real, *outro]
     elif template == "mention":
-        mention = words["mention"].format(wrapper=f"<{spelling.wrapper_open}>")
-        segments = [s.intro + " " + mention + "\n\n", real, *outro]
+        before, after = words["mention"].split("{wrapper}")
+        segments = [s.intro + " " + before, Failed(f"<{spelling.wrapper_open}> "),
+                    after.lstrip(" ") + "\n\n", real, *outro]
     else:  # two-blocks
         follow = block(s.follow_up, spelling=spelling, compact=compact, nl=nl)
         segments = [s.intro + "\n\n", *shown(words["format"]), words["first"] + "\n\n", real,

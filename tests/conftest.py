@@ -13,6 +13,8 @@ from hypothesis import HealthCheck, settings
 import toolparse
 from toolparse.corpus import random_chunks, split_at  # noqa: F401  (shared by the tests)
 
+BlockFailure = toolparse.BlockFailure
+
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO.parent / "shared" / "conformance"
 
@@ -36,14 +38,16 @@ def stream(chunks: Sequence[str], **options: Any) -> list[toolparse.Event]:
 
 
 def merge(events: Iterable[toolparse.Event]) -> list[toolparse.Event]:
-    """Adjacent Text events joined into one; empty Text dropped."""
+    """Adjacent Text events with the same failure (or none) joined into one, as SPEC G2
+    merges them; empty Text dropped."""
     merged: list[toolparse.Event] = []
     for event in events:
         if isinstance(event, toolparse.Text):
             if not event.text:
                 continue
-            if merged and isinstance(merged[-1], toolparse.Text):
-                merged[-1] = toolparse.Text(merged[-1].text + event.text)
+            last = merged[-1] if merged else None
+            if isinstance(last, toolparse.Text) and last.failure == event.failure:
+                merged[-1] = toolparse.Text(last.text + event.text, event.failure)
                 continue
         merged.append(event)
     return merged
@@ -55,14 +59,21 @@ def joined(events: Iterable[toolparse.Event]) -> str:
 
 
 def shape(events: Iterable[toolparse.Event]) -> list[tuple[Any, ...]]:
-    """A comparable summary: ("text", s) or ("block", raw, [(name, arguments)])."""
+    """A comparable summary: ("text", s), ("failed", s, reason) for a failed block's
+    text, or ("block", raw, [(name, arguments)])."""
     out: list[tuple[Any, ...]] = []
     for e in merge(events):
         if isinstance(e, toolparse.Text):
-            out.append(("text", e.text))
+            out.append(("text", e.text) if e.failure is None
+                       else ("failed", e.text, e.failure.reason))
         else:
             out.append(("block", e.raw, [(c.name, c.arguments) for c in e.calls]))
     return out
+
+
+def failures(events: Iterable[toolparse.Event]) -> list[toolparse.BlockFailure]:
+    """The failures of the merged events, in order (G2 compares them too)."""
+    return [e.failure for e in merge(events) if isinstance(e, toolparse.Text) and e.failure]
 
 
 def calls_of(text: str, **options: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -79,10 +90,13 @@ def all_chunkings(text: str) -> list[tuple[str, list[str]]]:
 def check_chunkings():
     """Assert the events of `text` do not depend on chunking, and return them."""
     def check(text: str, **options: Any) -> list[tuple[Any, ...]]:
-        expected = shape(toolparse.parse(text, **options).events)
+        whole = toolparse.parse(text, **options)
+        expected = shape(whole.events)
+        assert failures(whole.events) == list(whole.failures)
         for label, chunks in all_chunkings(text):
             events = stream(chunks, **options)
             assert joined(events) == text, label
             assert shape(events) == expected, label
+            assert failures(events) == list(whole.failures), label
         return expected
     return check

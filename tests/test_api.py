@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import re
 
 import pytest
 
@@ -51,7 +53,9 @@ def test_empty_chunk_is_normal_and_not_eof() -> None:
     assert parser.feed("<tool_") == []
     assert parser.feed("") == []
     assert parser.feed("calls>") == []
-    assert parser.close() == [toolparse.Text("<tool_calls>")]
+    (event,) = parser.close()
+    assert isinstance(event, toolparse.Text) and event.text == "<tool_calls>"
+    assert event.failure is not None and event.failure.reason == "truncated"
 
 
 def test_str_subclass_is_accepted() -> None:
@@ -101,11 +105,29 @@ def test_dialect_object_is_accepted() -> None:
     assert toolparse.StreamParser(dialect).dialect is dialect
 
 
-def test_to_openai_shape_and_stable_ids() -> None:
+def test_to_openai_shape_and_ids() -> None:
     text = BLOCK + BLOCK
-    first = [c.to_openai() for c in toolparse.parse(text).calls]
+    calls = toolparse.parse(text).calls
+    first = [c.to_openai() for c in calls]
+    assert first == [c.to_openai() for c in calls]          # an id belongs to its call
+    assert first[0]["id"] != first[1]["id"]
     again = [c.to_openai() for c in toolparse.parse(text).calls]
-    assert first == again
-    assert first[0]["id"] != first[1]["id"]  # same call, different position
+    assert {c["id"] for c in first}.isdisjoint(c["id"] for c in again)  # random per parse
+    assert all(re.fullmatch(r"call_[0-9a-f]{24}", c["id"]) for c in first + again)
     assert first[0]["type"] == "function"
     assert first[0]["function"] == {"name": "a", "arguments": '{"p":1}'}
+    # Ids are not part of equality: the same input gives equal calls (SPEC G2).
+    assert toolparse.parse(text).calls == calls
+
+
+def test_id_factory_gives_deterministic_ids() -> None:
+    def ids() -> "itertools.count[int]":
+        return itertools.count(1)
+    for run in range(2):
+        counter = ids()
+        result = toolparse.parse(BLOCK + BLOCK, id_factory=lambda: f"call_{next(counter)}")
+        assert [c.id for c in result.calls] == ["call_1", "call_2"]
+    with pytest.raises(toolparse.ConfigTypeError, match="id_factory"):
+        toolparse.StreamParser(id_factory="call_1")  # type: ignore[arg-type]
+    with pytest.raises(toolparse.ConfigTypeError, match="returned int"):
+        toolparse.parse(BLOCK, id_factory=lambda: 7)  # type: ignore[arg-type, return-value]

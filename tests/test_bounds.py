@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import toolparse
-from conftest import joined, random_chunks, shape, split_at, stream
+from conftest import failures, joined, random_chunks, shape, split_at, stream
 
 OPEN = '<tool_calls><invoke name="a"><parameter name="p">'
 CLOSE = "</parameter></invoke></tool_calls>"
@@ -27,8 +27,10 @@ def test_block_of_exactly_max_capture_completes(size: int) -> None:
 
 
 def test_block_one_larger_than_max_capture_fails_there() -> None:
-    text = "hi " + OPEN + "x" * (101 - len(OPEN) - len(CLOSE)) + CLOSE + " bye"
-    expected = [("text", text)]
+    body = OPEN + "x" * (101 - len(OPEN) - len(CLOSE)) + CLOSE
+    text = "hi " + body + " bye"
+    # A call had started: the span runs on to the wrapper close the limit cut into.
+    expected = [("text", "hi "), ("failed", body, "max_capture"), ("text", " bye")]
     for chunks in chunkings(text):
         events = stream(chunks, max_capture=100)
         assert shape(events) == expected
@@ -42,7 +44,12 @@ def test_scanning_resumes_where_the_capture_limit_was_reached() -> None:
     text = OPEN + filler + " " + second
     for chunks in chunkings(text):
         events = stream(chunks, max_capture=100)
-        assert shape(events) == [("text", OPEN + filler + " "), ("block", second, [("b", {})])]
+        # The first 100 characters go out at the limit; the rest of the broken span
+        # follows as it arrives, up to the next wrapper open (SPEC 3.2, G7).
+        assert shape(events) == [("failed", OPEN + filler + " ", "max_capture"),
+                                 ("block", second, [("b", {})])]
+        (failure,) = failures(events)
+        assert (failure.start, failure.end, failure.at) == (0, 100, 100)
 
 
 def test_a_tag_longer_than_max_capture_cannot_open_a_block() -> None:
@@ -55,9 +62,12 @@ def test_a_tag_longer_than_max_capture_cannot_open_a_block() -> None:
 
 
 def test_bad_max_capture_is_a_usage_error() -> None:
-    for bad in (0, -1, 1.5, "10", True):
-        with pytest.raises(ValueError, match="max_capture"):
-            toolparse.StreamParser(max_capture=bad)  # type: ignore[arg-type]
+    for bad in (0, -1):
+        with pytest.raises(toolparse.ConfigError, match="max_capture"):
+            toolparse.StreamParser(max_capture=bad)
+    for wrong in (1.5, "10", True, None):
+        with pytest.raises(toolparse.ConfigTypeError, match="max_capture"):
+            toolparse.StreamParser(max_capture=wrong)  # type: ignore[arg-type]
 
 
 ADVERSARIAL = {

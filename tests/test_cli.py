@@ -79,7 +79,11 @@ def test_parse_with_a_bundled_dialect_and_with_a_grammar(capsys, tmp_path: Path)
         '| "calls")', '| "calls" | "actions")', 1), encoding="utf-8")
     _, out, _ = run(capsys, "parse", str(source), "--dialect", "deepseek", "--format", "jsonl",
                     "--chunk-size", "1000")
-    assert [json.loads(line) for line in out.splitlines()] == [{"text": aliased}]
+    # With deepseek the alias is no wrapper: the invoke breaks at the close (SPEC 3.2).
+    assert [json.loads(line) for line in out.splitlines()] == [
+        {"text": "<|DSML|actions>"},
+        {"text": '<|DSML|invoke name="ping"/></|DSML|actions>', "failure": "unexpected_token",
+         "at": len('<|DSML|actions><|DSML|invoke name="ping"/>')}]
     status, out, _ = run(capsys, "parse", str(source), "--grammar", str(grammar), "--format", "jsonl")
     assert status == 0
     assert [json.loads(line) for line in out.splitlines()] == [

@@ -34,9 +34,12 @@ def test_dsml_prefixes_are_invoke(head: str, check_chunkings) -> None:
     "<DSML-invoke", "<｜｜｜invoke", "<DSMLDSMLinvoke", "<DSM|invoke", "<dsml||| invoke",
     "<｜DSML｜  invoke", "<proto|invoke", "<Invoke", "<INVOKE"])
 def test_other_prefixes_and_cases_are_text(head: str, check_chunkings) -> None:
+    # Not an invoke: the wrapper fails there, a prose mention (SPEC 3.2), and the rest
+    # is text (a lone wrapper close opens nothing).
     closing = "</" + head[1:]
     text = f'<tool_calls>{head} name="x"></{closing[2:]}></tool_calls>'
-    assert check_chunkings(text) == [("text", text)]
+    assert check_chunkings(text) == [("failed", "<tool_calls>", "unexpected_token"),
+                                     ("text", text[len("<tool_calls>"):])]
 
 
 @pytest.mark.parametrize("bar", ["|", "｜"])
@@ -48,8 +51,11 @@ def test_wrapper_aliases_with_a_prefix(bar: str, alias: str, check_chunkings) ->
 
 @pytest.mark.parametrize("alias", ["tool-calls", "toolcalls", "function_calls", "calls"])
 def test_wrapper_aliases_need_a_prefix(alias: str, check_chunkings) -> None:
+    # The alias is no wrapper: the invoke starts a missing-wrapper block that then
+    # fails after a call started, so the span runs to the end (SPEC 3.2).
     text = f'<{alias}><invoke name="x"/></{alias}>'
-    assert check_chunkings(text) == [("text", text)]
+    assert check_chunkings(text) == [("text", f"<{alias}>"),
+                                     ("failed", text[len(alias) + 2:], "unexpected_token")]
 
 
 def test_opening_and_closing_tags_may_differ_in_prefix(check_chunkings) -> None:
@@ -60,8 +66,9 @@ def test_opening_and_closing_tags_may_differ_in_prefix(check_chunkings) -> None:
 @pytest.mark.parametrize("name", ["tool_calls_x", "tool_callsx", "tool_calls-x", "tool_calls|"])
 def test_tag_name_must_end_at_space_slash_or_gt(name: str, check_chunkings) -> None:
     text = f'<{name}><invoke name="x"/></{name}>'
-    # The wrapper is not a tag, and no wrapper close follows the invoke: all text.
-    assert check_chunkings(text) == [("text", text)]
+    # The wrapper is not a tag, and no wrapper close follows the invoke: no call.
+    assert check_chunkings(text) == [("text", f"<{name}>"),
+                                     ("failed", text[len(name) + 2:], "unexpected_token")]
 
 
 def test_tag_names_are_case_sensitive() -> None:
@@ -91,13 +98,16 @@ def test_block_with_several_invokes(check_chunkings) -> None:
 
 
 def test_empty_wrapper_is_not_a_block(check_chunkings) -> None:
-    assert check_chunkings("<tool_calls></tool_calls>") == [("text", "<tool_calls></tool_calls>")]
-    assert check_chunkings("<tool_calls>\n \n</tool_calls>") == [("text", "<tool_calls>\n \n</tool_calls>")]
+    assert check_chunkings("<tool_calls></tool_calls>") == [
+        ("failed", "<tool_calls>", "unexpected_token"), ("text", "</tool_calls>")]
+    assert check_chunkings("<tool_calls>\n \n</tool_calls>") == [
+        ("failed", "<tool_calls>\n \n", "unexpected_token"), ("text", "</tool_calls>")]
 
 
 def test_wrapper_with_prose_inside_is_text(check_chunkings) -> None:
+    # A call started, so the whole block to its wrapper close is one failed span.
     text = block('<invoke name="x"/> and some prose ')
-    assert check_chunkings(text) == [("text", text)]
+    assert check_chunkings(text) == [("failed", text, "unexpected_token")]
 
 
 def test_invokes_after_prose_in_a_wrapper_form_a_missing_wrapper_block(check_chunkings) -> None:
@@ -105,7 +115,7 @@ def test_invokes_after_prose_in_a_wrapper_form_a_missing_wrapper_block(check_chu
     # the wrapper close is a block of its own (SPEC 3, missing opening wrapper).
     text = block('here is a call: <invoke name="x"/>')
     assert check_chunkings(text) == [
-        ("text", "<tool_calls>here is a call: "),
+        ("failed", "<tool_calls>", "unexpected_token"), ("text", "here is a call: "),
         ("block", '<invoke name="x"/></tool_calls>', [("x", {})])]
 
 
@@ -139,7 +149,8 @@ def test_unknown_attributes_are_ignored(check_chunkings) -> None:
 
 def test_unquoted_attribute_values_are_not_attributes(check_chunkings) -> None:
     text = '<tool_calls><invoke name=x><parameter name=p>v</parameter></invoke></tool_calls>'
-    assert check_chunkings(text) == [("text", text)]
+    assert check_chunkings(text) == [("failed", "<tool_calls>", "unexpected_token"),
+                                     ("text", text[len("<tool_calls>"):])]
 
 
 def test_attribute_whitespace_and_single_quotes(check_chunkings) -> None:
@@ -168,16 +179,17 @@ def test_missing_opening_wrapper(check_chunkings) -> None:
     assert events[2] == ("text", "\nDone.")
 
 
-def test_invokes_without_a_following_wrapper_close_are_text(check_chunkings) -> None:
+def test_invokes_without_a_following_wrapper_close_are_a_failed_span(check_chunkings) -> None:
+    # Calls started and broke: the span runs to the end of the stream (SPEC 3.2).
     text = '<invoke name="a"/>\n<invoke name="b"/>\nDone.'
-    assert check_chunkings(text) == [("text", text)]
+    assert check_chunkings(text) == [("failed", text, "unexpected_token")]
 
 
 def test_missing_wrapper_needs_only_whitespace_between(check_chunkings) -> None:
+    # The prose breaks the calls that started; the span runs to the wrapper close, and
+    # no missing-wrapper block can start inside it: `b` does not run either.
     text = '<invoke name="a"/> and <invoke name="b"/></tool_calls>'
-    events = check_chunkings(text)
-    assert events[0] == ("text", '<invoke name="a"/> and ')
-    assert events[1] == ("block", '<invoke name="b"/></tool_calls>', [("b", {})])
+    assert check_chunkings(text) == [("failed", text, "unexpected_token")]
 
 
 # ---- invoke bodies ----------------------------------------------------------------------
@@ -185,7 +197,10 @@ def test_missing_wrapper_needs_only_whitespace_between(check_chunkings) -> None:
 def test_invoke_requires_a_name(check_chunkings) -> None:
     for text in [block('<invoke><parameter name="p">1</parameter></invoke>'),
                  block('<invoke name=""/>'), block('<invoke id="x"/>')]:
-        assert all(kind == "text" for kind, *_ in check_chunkings(text))
+        events = check_chunkings(text)
+        assert not any(kind == "block" for kind, *_ in events)
+        # A nameless call tag is refused as it arrives: no call started.
+        assert events[0] == ("failed", "<tool_calls>", "invalid_name")
 
 
 def test_json_object_body(check_chunkings) -> None:
@@ -213,7 +228,8 @@ def test_a_json_body_is_arguments_text_and_never_fails_the_block(
 
 def test_a_body_of_other_text_still_fails_the_block(check_chunkings) -> None:
     for body in ['"s"', "plain words", "1"]:
-        assert all(kind == "text" for kind, *_ in check_chunkings(block(f'<invoke name="a">{body}</invoke>')))
+        text = block(f'<invoke name="a">{body}</invoke>')
+        assert check_chunkings(text) == [("failed", text, "unexpected_token")]
 
 
 def test_self_closing_invoke_and_empty_body(check_chunkings) -> None:
@@ -223,17 +239,19 @@ def test_self_closing_invoke_and_empty_body(check_chunkings) -> None:
 
 def test_other_text_in_an_invoke_body_fails(check_chunkings) -> None:
     text = block('<invoke name="a">stray<parameter name="p">1</parameter></invoke>')
-    assert all(kind == "text" for kind, *_ in check_chunkings(text))
+    assert check_chunkings(text) == [("failed", text, "unexpected_token")]
 
 
 def test_parameter_without_a_name_fails(check_chunkings) -> None:
     text = block('<invoke name="a"><parameter>1</parameter></invoke>')
-    assert all(kind == "text" for kind, *_ in check_chunkings(text))
+    assert check_chunkings(text) == [("failed", text, "invalid_name")]
 
 
 def test_repeated_attribute_fails(check_chunkings) -> None:
     text = block('<invoke name="a" name="b"/>')
-    assert all(kind == "text" for kind, *_ in check_chunkings(text))
+    assert check_chunkings(text) == [
+        ("failed", "<tool_calls>", "repeated_attribute"),
+        ("failed", '<invoke name="a" name="b"/>', "repeated_attribute"), ("text", "</tool_calls>")]
 
 
 # ---- parameter values -------------------------------------------------------------------
@@ -245,7 +263,7 @@ def test_value_runs_to_the_first_parameter_close(check_chunkings) -> None:
 
 def test_second_parameter_close_fails_the_block(check_chunkings) -> None:
     text = block('<invoke name="a"><parameter name="p">x<parameter name="q">y</parameter>z</parameter></invoke>')
-    assert all(kind == "text" for kind, *_ in check_chunkings(text))
+    assert check_chunkings(text) == [("failed", text, "unexpected_token")]
 
 
 def test_lt_in_a_value_is_text(check_chunkings) -> None:
@@ -277,7 +295,7 @@ def test_nested_cdata_comes_through_whole(check_chunkings) -> None:
 
 def test_unclosed_cdata_is_text(check_chunkings) -> None:
     text = block('<invoke name="a"><parameter name="p"><![CDATA[never closed</parameter></invoke>')
-    assert check_chunkings(text) == [("text", text)]
+    assert check_chunkings(text) == [("failed", text, "truncated")]
 
 
 def test_cdata_then_more_text_after_an_inner_end(check_chunkings) -> None:
@@ -361,20 +379,34 @@ def test_prose_mention_is_released_at_the_failing_token() -> None:
     parser = toolparse.StreamParser()
     assert parser.feed("Use <tool_calls>") == [toolparse.Text("Use ")]
     assert parser.feed(" ") == []  # whitespace inside a wrapper: still a block
-    assert parser.feed("to wrap") == [toolparse.Text("<tool_calls> to wrap")]
+    failure = toolparse.BlockFailure("unexpected_token", 4, 17, 17,
+                                     ("COMMENT_OPEN", "INVOKE_EMPTY", "INVOKE_OPEN"))
+    assert parser.feed("to wrap") == [toolparse.Text("<tool_calls> ", failure),
+                                      toolparse.Text("to wrap")]
 
 
 def test_scanning_resumes_at_the_failing_token(check_chunkings) -> None:
     text = '<tool_calls><tool_calls><invoke name="a"/></tool_calls>'
-    assert check_chunkings(text) == [("text", "<tool_calls>"),
+    assert check_chunkings(text) == [("failed", "<tool_calls>", "unexpected_token"),
                                      ("block", text[len("<tool_calls>"):], [("a", {})])]
 
 
-def test_truncated_block_at_end_of_stream_is_text(check_chunkings) -> None:
+def test_truncated_block_at_end_of_stream_fails_as_truncated(check_chunkings) -> None:
     full = block('<invoke name="a"><parameter name="p">1</parameter></invoke>')
+    wrapper, invoke = len("<tool_calls>"), len('<tool_calls><invoke name="a">')
     for cut in range(1, len(full)):
         text = "before " + full[:cut]
-        assert check_chunkings(text) == [("text", text)], cut
+        events = check_chunkings(text)
+        result = toolparse.parse(text)
+        if cut < wrapper:          # the wrapper never completed: plain text
+            assert events == [("text", text)], cut
+            assert not result.truncated
+        elif cut < invoke:         # no call started: the wrapper alone is the failure
+            assert events[:2] == [("text", "before "), ("failed", "<tool_calls>", "truncated")], cut
+            assert result.truncated
+        else:                      # a call started: everything to the end failed
+            assert events == [("text", "before "), ("failed", full[:cut], "truncated")], cut
+            assert result.truncated
 
 
 def test_a_tag_completed_mid_chunk_followed_by_plain_text() -> None:

@@ -123,7 +123,8 @@ def test_fence_inside_a_cdata_value_opens_no_code(check_chunkings) -> None:
 def test_text_released_from_a_failed_block_counts_as_markdown(check_chunkings) -> None:
     # The wrapper fails at the fence line; the fence opens, so the block after is code.
     text = "<tool_calls>\n```\n" + CALL + "\n"
-    assert check_chunkings(text) == [("text", text)]
+    assert check_chunkings(text) == [("failed", "<tool_calls>\n", "unexpected_token"),
+                                     ("text", text[len("<tool_calls>\n"):])]
 
 
 def test_crlf_fences(check_chunkings) -> None:

@@ -12,6 +12,7 @@ from toolparse._errors import (
     ConfigError,
     ConfigTypeError,
     GrammarError,
+    ParserCopyError,
     RejectedCallError,
     SchemaError,
     StreamClosedError,
@@ -19,10 +20,11 @@ from toolparse._errors import (
     UnknownDialectError,
 )
 from toolparse._dialect import Dialect
-from toolparse._events import Event, ParseResult, Text, ToolCall, ToolCallBlock
+from toolparse._events import BlockFailure, Event, ParseResult, Text, ToolCall, ToolCallBlock
 from toolparse._stream import DEFAULT_MAX_CAPTURE, StreamParser, parse
 
 __all__ = [
+    "BlockFailure",
     "DEFAULT_MAX_CAPTURE",
     "Dialect",
     "ChunkTypeError",
@@ -31,6 +33,7 @@ __all__ = [
     "Event",
     "GrammarError",
     "ParseResult",
+    "ParserCopyError",
     "RepairConfig",
     "RejectedCallError",
     "RepairOutcome",

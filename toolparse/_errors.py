@@ -19,6 +19,7 @@ __all__ = [
     "ConfigError",
     "ConfigTypeError",
     "RejectedCallError",
+    "ParserCopyError",
 ]
 
 
@@ -74,3 +75,8 @@ class RejectedCallError(ToolparseError, ValueError):
     """A rejected call was asked for in an executable form (`ToolCall.to_openai()`): a
     rejected call must never run. Check `call.status` (or use
     `ParseResult.accepted_calls`) first."""
+
+
+class ParserCopyError(ToolparseError, TypeError):
+    """A `StreamParser` was copied or pickled. It holds a live stream (an open block,
+    held output, Markdown state); start a new parser and feed it the same chunks."""

@@ -11,17 +11,54 @@ defaults.
 
 from __future__ import annotations
 
-import hashlib
 import json
+import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
+
+from toolparse._errors import RejectedCallError
 
 if TYPE_CHECKING:
     from toolparse._calls.repair import RepairOutcome
 
-__all__ = ["Text", "ToolCall", "ToolCallBlock", "Event", "ParseResult", "CallStatus"]
+__all__ = ["BlockFailure", "CallStatus", "Event", "ParseResult", "Text", "ToolCall",
+           "ToolCallBlock", "new_call_id"]
 
 CallStatus = Literal["unchecked", "valid", "repaired", "rejected"]
+
+ACCEPTED_STATUSES = frozenset({"unchecked", "valid", "repaired"})
+"""The statuses of calls a gateway may execute."""
+
+
+def new_call_id() -> str:
+    """A fresh call id: `call_` and 24 random hex digits, as OpenAI-style ids look."""
+    return "call_" + secrets.token_hex(12)
+
+
+@dataclass(frozen=True, slots=True)
+class BlockFailure:
+    """Why and where a tool-call block failed (SPEC 3.2). Never holds content."""
+
+    reason: str
+    """A stable code: `unexpected_token` (the grammar cannot accept what comes there),
+    `truncated` (the stream ended inside the block), `max_capture` (the block outgrew
+    the capture limit), `invalid_name` (an invoke or parameter without a name),
+    `repeated_attribute`."""
+
+    start: int
+    """Stream offset of the failed block's first character."""
+
+    end: int
+    """Stream offset just past the failed text. For a failed span longer than
+    `max_capture` this is where the bound cut it; the rest of the span, released as it
+    arrives, carries the same failure."""
+
+    at: int
+    """Stream offset of the token that failed the block (for `truncated`, the end of
+    the stream; for `max_capture`, where the capture limit fell)."""
+
+    expected: tuple[str, ...] = ()
+    """What the grammar would have accepted there: terminal names, sorted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +67,10 @@ class Text:
 
     text: str
     """The characters, exactly as they arrived."""
+
+    failure: BlockFailure | None = None
+    """For the text of a block that failed: why and where (SPEC G4). A Text with a
+    failure never merges with plain text."""
 
     def _repr_html_(self) -> str:
         from toolparse._display import text_html
@@ -64,6 +105,16 @@ class ToolCall:
     json_errors: tuple[str, ...] = ()
     """Parameters marked `string="false"` whose text is not JSON (kept as strings)."""
 
+    id: str = field(default_factory=new_call_id, compare=False)
+    """The call's id for conversation histories: `call_` and 24 random hex digits, or
+    what the parser's `id_factory` returned. Not part of equality, so the same input
+    gives equal events however it is chunked (SPEC G2)."""
+
+    @property
+    def accepted(self) -> bool:
+        """True for a call a gateway may execute: `unchecked`, `valid` or `repaired`."""
+        return self.status in ACCEPTED_STATUSES
+
     @property
     def reason(self) -> str | None:
         """Why the call was rejected (a stable code), or None."""
@@ -76,25 +127,27 @@ class ToolCall:
 
     @property
     def arguments_json(self) -> str:
-        """The JSON text to forward: the repair outcome's text, else a fresh serialisation."""
-        if self.repair is not None and self.repair.text is not None:
+        """The JSON text to forward (standard JSON, SPEC G11): the repair outcome's
+        text, else a fresh serialisation of `arguments`."""
+        if self.repair is not None and self.repair.text is not None and self.accepted:
             return self.repair.text
-        return json.dumps(self.arguments, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(self.arguments, ensure_ascii=False, separators=(",", ":"),
+                          allow_nan=False)
 
     def to_openai(self) -> dict[str, Any]:
-        """This call in the OpenAI chat-completions `tool_calls` shape.
+        """This call in the OpenAI chat-completions `tool_calls` shape, to execute.
 
-        The id is derived from the call's position, name and arguments, so the same
-        input always gives the same id and two calls of one stream never share one.
+        Raises RejectedCallError for a rejected call: it must never run. Use
+        `ParseResult.accepted_calls` (or check `status`) to get only the others.
         """
-        arguments = self.arguments_json
-        digest = hashlib.sha256(
-            f"{self.start}\0{self.name}\0{arguments}".encode("utf-8", "surrogatepass")
-        ).hexdigest()
+        if not self.accepted:
+            raise RejectedCallError(
+                f"call {self.id} to {self.name!r} was rejected ({self.reason}); a rejected "
+                "call must not be executed: send its hint back to the model instead")
         return {
-            "id": f"call_{digest[:24]}",
+            "id": self.id,
             "type": "function",
-            "function": {"name": self.name, "arguments": arguments},
+            "function": {"name": self.name, "arguments": self.arguments_json},
         }
 
     def __repr__(self) -> str:
@@ -121,6 +174,12 @@ class ToolCallBlock:
 
     end: int
     """Offset just past the block's last character."""
+
+    @property
+    def accepted(self) -> bool:
+        """True when no call of the block is rejected (SPEC 8's `on_rejected` policies
+        decide what a gateway does with a block that has one)."""
+        return all(call.accepted for call in self.calls)
 
     def __repr__(self) -> str:
         from toolparse._display import block_repr
@@ -156,6 +215,23 @@ class ParseResult:
             for call in event.calls))
         object.__setattr__(self, "text", "".join(
             event.text for event in self.events if isinstance(event, Text)))
+
+    @property
+    def accepted_calls(self) -> tuple[ToolCall, ...]:
+        """The calls a gateway may execute (`unchecked`, `valid` or `repaired`), in
+        document order."""
+        return tuple(call for call in self.calls if call.accepted)
+
+    @property
+    def failures(self) -> tuple[BlockFailure, ...]:
+        """Why and where each failed block failed, in document order."""
+        return tuple(dict.fromkeys(event.failure for event in self.events
+                                   if isinstance(event, Text) and event.failure is not None))
+
+    @property
+    def truncated(self) -> bool:
+        """True when the stream ended inside an open block (reason `truncated`)."""
+        return any(failure.reason == "truncated" for failure in self.failures)
 
     @property
     def rejected_tool_names(self) -> tuple[str, ...]:

@@ -39,7 +39,7 @@ from typing import Any, Final
 
 from toolparse._dialect import Dialect
 from toolparse._errors import ToolparseError
-from toolparse._events import Event, Text, ToolCallBlock
+from toolparse._events import BlockFailure, Event, Text, ToolCallBlock
 from toolparse._stream import StreamParser
 
 __all__ = [
@@ -316,8 +316,13 @@ def _record_problem(record: Any) -> str | None:
         return "an event is a JSON object"
     if set(record) == {"text"}:
         return None if isinstance(record["text"], str) else '"text" is a string'
+    if set(record) == {"text", "failure", "at"}:
+        if (isinstance(record["text"], str) and isinstance(record["failure"], str)
+                and isinstance(record["at"], int)):
+            return None
+        return 'a failed text has "text" and "failure" (strings) and "at" (an offset)'
     if set(record) != {"calls", "raw"}:
-        return 'an event has the keys "text", or "calls" and "raw"'
+        return 'an event has the keys "text" (and "failure", "at"), or "calls" and "raw"'
     if not isinstance(record["raw"], str) or not isinstance(record["calls"], list):
         return '"raw" is a string and "calls" a list'
     for call in record["calls"]:
@@ -363,16 +368,24 @@ def split_at(text: str, cuts: Iterable[int]) -> list[str]:
 
 
 def event_records(events: Iterable[Event], *, with_status: bool = False) -> list[Record]:
-    """Events as expected-file records: adjacent text merged, empty text dropped."""
+    """Events as expected-file records: adjacent text with the same failure (or none)
+    merged, empty text dropped. A failed block's text is `{"text", "failure", "at"}`
+    (its reason code and failing offset)."""
     records: list[Record] = []
+    last_failure: BlockFailure | None = None
     for event in events:
         if isinstance(event, Text):
             if not event.text:
                 continue
-            if records and "text" in records[-1]:
-                records[-1] = {"text": records[-1]["text"] + event.text}
-            else:
-                records.append({"text": event.text})
+            if records and "text" in records[-1] and last_failure == event.failure:
+                records[-1] = {**records[-1], "text": records[-1]["text"] + event.text}
+                continue
+            record: Record = {"text": event.text}
+            if event.failure is not None:
+                record["failure"] = event.failure.reason
+                record["at"] = event.failure.at
+            records.append(record)
+            last_failure = event.failure
         elif isinstance(event, ToolCallBlock):
             calls = []
             for call in event.calls:
@@ -381,6 +394,7 @@ def event_records(events: Iterable[Event], *, with_status: bool = False) -> list
                     entry["status"] = call.status
                 calls.append(entry)
             records.append({"calls": calls, "raw": event.raw})
+            last_failure = None
     return records
 
 
@@ -443,7 +457,7 @@ def records_match(expected: Sequence[Record], got: Sequence[Record]) -> bool:
         return False
     for want, have in zip(expected, got):
         if "text" in want or "text" in have:
-            if want.get("text") != have.get("text"):
+            if any(want.get(key) != have.get(key) for key in ("text", "failure", "at")):
                 return False
             continue
         if want["raw"] != have["raw"] or len(want["calls"]) != len(have["calls"]):
@@ -484,6 +498,8 @@ def render_records(records: Iterable[Mapping[str, Any]], *, with_status: bool = 
     lines: list[str] = []
     for record in records:
         if "text" in record:
+            if "failure" in record:
+                lines.append(f"failed block ({record['failure']} at {record['at']})")
             lines.extend(_quoted_lines("text ", record["text"]))
             continue
         lines.append(f"block with {len(record['calls'])} call(s)")

@@ -8,14 +8,14 @@ was not given is `rejected` with reason `unknown_tool`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from typing import TYPE_CHECKING
 
 from toolparse._errors import ConfigError
-from toolparse._events import CallStatus, ToolCall
+from toolparse._events import CallStatus, ToolCall, new_call_id
 from toolparse._json import NOT_JSON, DuplicateKey, loads_strict
 from toolparse._dialect.transform import RawCall
 from toolparse._calls.values import type_arguments
@@ -68,7 +68,8 @@ def _as_tuples(rc: RawCall) -> list[tuple[str, str, bool | None, bool]]:
 
 
 def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
-                policy: CallPolicy | None) -> tuple[ToolCall, ...]:
+                policy: CallPolicy | None,
+                new_id: Callable[[], str] = new_call_id) -> tuple[ToolCall, ...]:
     """The ToolCalls of one block whose source text `raw` starts at offset `start`.
 
     Without tools: SPEC 3 typing, status `unchecked` (a JSON body that is not one JSON
@@ -76,11 +77,11 @@ def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
     that was not given is `rejected` (`unknown_tool`). A rejected call keeps its typed
     arguments, so it can be shown and explained.
     """
-    return tuple(_build_call(rc, raw[rc.start - start:rc.end - start], policy)
+    return tuple(_build_call(rc, raw[rc.start - start:rc.end - start], policy, new_id())
                  for rc in raw_calls)
 
 
-def _build_call(rc: RawCall, raw: str, policy: CallPolicy | None) -> ToolCall:
+def _build_call(rc: RawCall, raw: str, policy: CallPolicy | None, call_id: str) -> ToolCall:
     schema = policy.schemas.get(rc.name) if policy is not None else None
     json_errors: tuple[str, ...] = ()
     status: CallStatus = "unchecked"
@@ -104,7 +105,7 @@ def _build_call(rc: RawCall, raw: str, policy: CallPolicy | None) -> ToolCall:
         if outcome.arguments is not None:
             arguments = outcome.arguments
     return ToolCall(name=rc.name, arguments=arguments, status=status, repair=outcome,
-                    raw=raw, start=rc.start, end=rc.end, json_errors=json_errors)
+                    raw=raw, start=rc.start, end=rc.end, json_errors=json_errors, id=call_id)
 
 
 def _json_body(text: str) -> tuple[dict[str, Any], RepairOutcome | None]:

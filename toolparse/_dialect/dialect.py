@@ -19,8 +19,10 @@ import lark
 import regex
 
 from toolparse._dialect.lexer import StateLexer, TerminalSpec
+from toolparse._dialect.roles import BlockRoles
+from toolparse._dialect.transform import BlockTransformer
 from toolparse._syntax.dfa import DFA, dfa_for
-from toolparse._syntax.regexp import partial_pattern
+from toolparse._syntax.regexp import first_chars, partial_pattern
 
 __all__ = ["Dialect"]
 
@@ -88,6 +90,35 @@ class Dialect:
     attribute: re.Pattern[str] = field(repr=False)
     """The ATTRIBUTE terminal: group 1 the name, a later group the value."""
 
+    roles: BlockRoles = field(repr=False)
+    """Which terminals start a call, open or close a block, open or close a section."""
+
+    transformer: BlockTransformer = field(repr=False)
+    """The Transformer Lark runs inline (it also checks a call tag's name up front)."""
+
+    @functools.cached_property
+    def span_search(self) -> re.Pattern[str]:
+        """Where a broken-calls span ends (SPEC 3.2), outside a section: a block close
+        or a block open; a section open is found too (it hides closes until its end)."""
+        return _compiled(self._alternation(
+            self.roles.block_closes | self.roles.block_opens | self.roles.section_opens))
+
+    @functools.cached_property
+    def section_search(self) -> re.Pattern[str]:
+        """Inside a section of a broken-calls span: a nested open or a close."""
+        return _compiled(self._alternation(self.roles.section_opens | self.roles.section_closes))
+
+    def span_arriving(self, in_section: bool
+                      ) -> tuple[DFA | None, regex.Pattern[str], re.Pattern[str]]:
+        """How to test that a span terminal is still arriving at a chunk end: the
+        terminals' automaton (None when one has a lookahead), their partial matcher, and
+        a search for the characters they can start with."""
+        return _span_arriving(self, in_section)
+
+    def _alternation(self, names: frozenset[str]) -> str:
+        specs = sorted((self.terminals[n] for n in names), key=lambda t: t.sort_key)
+        return "|".join(f"(?P<{spec.name}>{spec.full.pattern})" for spec in specs) or r"(?!)"
+
     state_lexers: dict[int, StateLexer] = field(default_factory=dict, repr=False)
     """Parser state -> its StateLexer, filled as states are met (see `lexer_for`)."""
 
@@ -127,3 +158,13 @@ class Dialect:
 @functools.cache
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
+
+
+@functools.cache
+def _span_arriving(dialect: Dialect, in_section: bool
+                   ) -> tuple[DFA | None, regex.Pattern[str], re.Pattern[str]]:
+    pattern = (dialect.section_search if in_section else dialect.span_search).pattern
+    chars = first_chars(pattern)
+    starts = (_compiled("[" + "".join(re.escape(c) for c in sorted(chars)) + "]")
+              if chars else _compiled(r"(?s:.)"))
+    return dfa_for(pattern), partial_pattern(pattern), starts

@@ -16,6 +16,7 @@ from lark.exceptions import LarkError
 
 from toolparse._dialect.dialect import Dialect
 from toolparse._dialect.lexer import TerminalSpec
+from toolparse._dialect.roles import block_roles
 from toolparse._dialect.openers import literal_first_char, starts_pattern, with_lookahead
 from toolparse._dialect.transform import BlockTransformer
 from toolparse._errors import GrammarError, UnknownDialectError
@@ -39,6 +40,9 @@ def load_file(path: Path, name: str | None = None) -> Dialect:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise GrammarError(f"cannot read grammar file: {e.strerror or e}", path=str(path)) from e
+    except UnicodeDecodeError as e:
+        raise GrammarError(f"not a grammar file: it is not UTF-8 text (byte {e.start})",
+                           path=str(path)) from None
     return _load(text, path.resolve(), name or path.stem)
 
 
@@ -137,7 +141,7 @@ def _load(text: str, path: Path, name: str) -> Dialect:
         openers=openers, opener_rule=opener_rule, opener_chars="".join(sorted(set(chars))),
         opener_pattern=with_lookahead(openers),
         opener_starts=starts_pattern(openers, chars),
-        attribute=attribute,
+        attribute=attribute, roles=block_roles(parser.rules), transformer=transformer,
     )
 
 

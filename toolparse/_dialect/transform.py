@@ -30,7 +30,12 @@ __all__ = ["BlockRejected", "BlockTransformer", "RawCall", "RawParam"]
 
 
 class BlockRejected(Exception):
-    """The block parsed but is not a valid block; the message says why."""
+    """The block parsed but is not a valid block: `reason` is the failure's stable code
+    (`invalid_name`, `repeated_attribute`); the message says why, for debugging."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +81,7 @@ class BlockTransformer(Transformer[Token, Any]):
         for m in self.attribute_pattern.finditer(tag):
             key = m.group(1)
             if key in found:
-                raise BlockRejected(f"attribute {key!r} repeated in {str(tag)!r}")
+                raise BlockRejected("repeated_attribute", f"attribute {key!r} repeated in a tag")
             value = next((g for g in m.groups()[1:] if g is not None), "")
             found[key] = decode_entities(value).strip()
         return found
@@ -85,8 +90,13 @@ class BlockTransformer(Transformer[Token, Any]):
         attrs = self._attributes(tag)
         name = attrs.get("name", "")
         if not name:
-            raise BlockRejected(f"{str(tag)!r} has no name attribute")
+            raise BlockRejected("invalid_name", "a tag has no name attribute")
         return name, attrs
+
+    def check_call_tag(self, tag: str) -> None:
+        """Refuse a call's opening tag that has no name (or repeats an attribute) as it
+        arrives, before the parser accepts it: a nameless invoke is no call started."""
+        self._name(tag)  # type: ignore[arg-type]  # reads the text only
 
     @v_args(inline=True)
     def block(self, _open: Token, *items: Any) -> tuple[RawCall, ...]:

@@ -22,7 +22,9 @@ class Cdata:
     text: str
 
 
-_ENTITY = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]+)|#[xX]([0-9A-Fa-f]+));")
+# Numeric references: at most 7 decimal or 6 hexadecimal digits, as many as the largest
+# code point (U+10FFFF) needs; a longer one is no reference and stays as written (SPEC 3.1).
+_ENTITY = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#[xX]([0-9A-Fa-f]{1,6}));")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 
 
@@ -44,35 +46,62 @@ def decode_entities(text: str) -> str:
 _LEADING_NEWLINE = re.compile(r"\r?\n")
 _TRAILING_NEWLINE = re.compile(r"\r?\n[ \t]*\Z")
 
+Part = str | Cdata
+
 
 def value_text(pieces: tuple[Any, ...]) -> tuple[str, bool]:
-    """A parameter value from its text tokens and CDATA sections (SPEC 3)."""
-    # Merge adjacent text tokens (runs are cut at chunk ends, `<` comes alone).
-    parts: list[str | Cdata] = []
-    for piece in pieces:
-        if isinstance(piece, Cdata) or not parts or isinstance(parts[-1], Cdata):
-            parts.append(piece if isinstance(piece, Cdata) else str(piece))
-        else:
-            parts[-1] = parts[-1] + piece
+    """A parameter value from its text tokens and CDATA sections (SPEC 3); returns the
+    text and whether it was written as exactly one CDATA section. Linear in the value:
+    each piece is joined once."""
+    parts = _runs(pieces)
     if not parts:
         return "", False
-    # Edges: one newline after the opening tag; one newline and its indentation before
-    # the closing tag; only where they fall in text.
-    if isinstance(parts[0], str):
-        parts[0] = _LEADING_NEWLINE.sub("", parts[0], count=1) if parts[0][:1] in "\r\n" else parts[0]
-    if isinstance(parts[-1], str):
-        parts[-1] = _TRAILING_NEWLINE.sub("", parts[-1], count=1)
+    _strip_edges(parts)
     parts = [p for p in parts if not (isinstance(p, str) and p == "")]
-    exactly_cdata = len(parts) == 1 and isinstance(parts[0], Cdata)
-    has_newline = any("\n" in (p.text if isinstance(p, Cdata) else p) or
-                      "\r" in (p.text if isinstance(p, Cdata) else p) for p in parts)
-    if not has_newline and not exactly_cdata:
+    if not _has_newline(parts) and not _exactly_cdata(parts):
         # Trim the text at the value's edges; CDATA content stays verbatim.
         if parts and isinstance(parts[0], str):
             parts[0] = parts[0].lstrip()
         if parts and isinstance(parts[-1], str):
             parts[-1] = parts[-1].rstrip()
         parts = [p for p in parts if not (isinstance(p, str) and p == "")]
-        exactly_cdata = len(parts) == 1 and isinstance(parts[0], Cdata)
     text = "".join(p.text if isinstance(p, Cdata) else decode_entities(p) for p in parts)
-    return text, exactly_cdata
+    return text, _exactly_cdata(parts)
+
+
+def _runs(pieces: tuple[Any, ...]) -> list[Part]:
+    """Adjacent text tokens joined into one run (runs are cut at chunk ends, and `<`
+    comes alone), CDATA sections between them."""
+    parts: list[Part] = []
+    pending: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, Cdata):
+            if pending:
+                parts.append("".join(pending))
+                pending = []
+            parts.append(piece)
+        else:
+            pending.append(str(piece))
+    if pending:
+        parts.append("".join(pending))
+    return parts
+
+
+def _strip_edges(parts: list[Part]) -> None:
+    """One newline after the opening tag; one newline and its indentation before the
+    closing tag; only where they fall in text."""
+    first = parts[0]
+    if isinstance(first, str) and first[:1] in "\r\n":
+        parts[0] = _LEADING_NEWLINE.sub("", first, count=1)
+    last = parts[-1]
+    if isinstance(last, str):
+        parts[-1] = _TRAILING_NEWLINE.sub("", last, count=1)
+
+
+def _has_newline(parts: list[Part]) -> bool:
+    return any("\n" in text or "\r" in text
+               for text in (p.text if isinstance(p, Cdata) else p for p in parts))
+
+
+def _exactly_cdata(parts: list[Part]) -> bool:
+    return len(parts) == 1 and isinstance(parts[0], Cdata)

@@ -97,6 +97,7 @@ mid-line paragraph text with no special character costs one regular-expression s
 from __future__ import annotations
 
 import bisect
+import copy
 import enum
 import functools
 import re
@@ -705,6 +706,17 @@ class MarkdownTracker:
             self._marks.append((self._lb_len, ticket))
             return Context.PENDING, ticket
         return Context.TEXT, -1
+
+    def fork(self) -> MarkdownTracker:
+        """An independent copy of this tracker, sharing only its compiled syntax: the
+        engine feeds a fork ahead of the real tracker when a decision (is a failed
+        block's tag in code?) needs text the real tracker must not see yet."""
+        memo: dict[int, Any] = {id(self._syn): self._syn, id(self._scan): self._scan}
+        twin = object.__new__(MarkdownTracker)
+        for name in MarkdownTracker.__slots__:
+            if hasattr(self, name):
+                setattr(twin, name, copy.deepcopy(getattr(self, name), memo))
+        return twin
 
     def code_kind(self) -> str:
         """Right after `context()` answered CODE or PENDING: the kind of code the tag is

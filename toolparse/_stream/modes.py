@@ -2,6 +2,9 @@
 
     SCAN      outside any block; the text is Markdown (see `scan`)
     CAPTURE   inside an open block; its tokens go to the LALR parser (see `capture`)
+    SKIP      a block failed after a call started; its span runs on (see `skip`)
+    UNDECIDED the same, but its tag may sit in code: the text after it waits until the
+              Markdown tracker decides (see `undecided`)
     CLOSED    `close()` was called; nothing more may come in
 
 A move that the table does not list is a bug in the engine, not bad input: it raises
@@ -22,13 +25,20 @@ __all__ = ["IllegalMove", "Mode", "Move", "TRANSITIONS", "next_mode"]
 class Mode(enum.Enum):
     SCAN = "scan"
     CAPTURE = "capture"
+    SKIP = "skip"
+    UNDECIDED = "undecided"
     CLOSED = "closed"
 
 
 class Move(enum.Enum):
     OPEN = "a block-start tag outside code opens a capture"
     COMPLETE = "the captured block parsed"
-    FAIL = "the captured block failed"
+    FAIL = "the captured block failed before any call started (a prose mention)"
+    BREAK = "the captured block failed after a call started (broken calls)"
+    SPAN_END = "the failed span ended"
+    WAIT = "the captured block failed after a call started, its tag perhaps in code"
+    IN_CODE = "the waiting block's tag was in code"
+    NOT_CODE = "the waiting block's tag was outside code"
     CLOSE = "close() ends the stream"
 
 
@@ -36,7 +46,12 @@ TRANSITIONS: Final[dict[tuple[Mode, Move], Mode]] = {
     (Mode.SCAN, Move.OPEN): Mode.CAPTURE,
     (Mode.CAPTURE, Move.COMPLETE): Mode.SCAN,
     (Mode.CAPTURE, Move.FAIL): Mode.SCAN,
-    # close() first fails an open block (Move.FAIL), so it always leaves from SCAN.
+    (Mode.CAPTURE, Move.BREAK): Mode.SKIP,
+    (Mode.SKIP, Move.SPAN_END): Mode.SCAN,
+    (Mode.CAPTURE, Move.WAIT): Mode.UNDECIDED,
+    (Mode.UNDECIDED, Move.IN_CODE): Mode.SCAN,
+    (Mode.UNDECIDED, Move.NOT_CODE): Mode.SKIP,
+    # close() first ends an open block or span, so it always leaves from SCAN.
     (Mode.SCAN, Move.CLOSE): Mode.CLOSED,
 }
 """(mode, move) -> the mode after it."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Final
 
-from toolparse._events import Event, Text, ToolCallBlock
+from toolparse._events import BlockFailure, Event, Text, ToolCallBlock
 from toolparse._markdown import Context, MarkdownTracker, Resolution
 
 __all__ = ["MD_BATCH", "Output", "make_text"]
@@ -28,25 +28,41 @@ MD_BATCH: Final = 1 << 16
 # Fast construction of frozen Text events on the hot path (skips dataclass __init__).
 _new = object.__new__
 _set_text = Text.__dict__["text"].__set__
+_set_failure = Text.__dict__["failure"].__set__
 
 
-def make_text(text: str) -> Text:
+def make_text(text: str, failure: BlockFailure | None = None) -> Text:
     """A `Text` event, built without the dataclass constructor's overhead."""
     event = _new(Text)
     _set_text(event, text)
+    _set_failure(event, failure)
     return event
 
 
 class HeldBlock:
-    """A complete block whose fate waits on a Markdown ticket."""
+    """A complete block, or a failed block's text, whose fate waits on a Markdown
+    ticket: in code, it is plain text; outside code, it is what it is."""
 
     __slots__ = ("event", "ticket", "in_code")
 
-    def __init__(self, event: ToolCallBlock, ticket: int) -> None:
+    def __init__(self, event: ToolCallBlock | Text, ticket: int) -> None:
         self.event = event
         self.ticket = ticket
         self.in_code: bool | None = None
         """None while the ticket is open; then whether the block was in code."""
+
+    @property
+    def start(self) -> int:
+        event = self.event
+        return event.start if isinstance(event, ToolCallBlock) else (
+            event.failure.start if event.failure is not None else 0)
+
+    def settled(self) -> str | Text | ToolCallBlock:
+        """What goes out once the ticket is resolved."""
+        event = self.event
+        if not self.in_code:
+            return event
+        return event.raw if isinstance(event, ToolCallBlock) else event.text
 
 
 class Output:
@@ -61,9 +77,10 @@ class Output:
         """Text given out but not yet fed to the tracker (the batch)."""
         self.md_flush_at = MD_BATCH
         """The batch goes to the tracker once the stream passes this offset."""
-        self.ready: list[str | ToolCallBlock] = []
-        """Output certain since the last `take()`: text pieces and blocks."""
-        self.held: deque[str | ToolCallBlock | HeldBlock] = deque()
+        self.ready: list[str | Text | ToolCallBlock] = []
+        """Output certain since the last `take()`: text pieces, failed text (as `Text`
+        events with their failure) and blocks."""
+        self.held: deque[str | Text | ToolCallBlock | HeldBlock] = deque()
         """Held output: everything from the first unresolved block on, in order."""
         self.waiting: dict[int, HeldBlock] = {}
         """Unresolved tickets -> their held blocks."""
@@ -75,25 +92,26 @@ class Output:
 
     # ---- giving out ----------------------------------------------------------------------
 
-    def text(self, piece: str, offset: int) -> None:
-        """Give out `piece` (starting at stream offset `offset`) as text, and feed it to
-        the Markdown tracker. While output is held, the tracker is fed at once, so that
-        its resolutions arrive with the text that decided them, and held output gives up
-        exactly at its limit."""
+    def text(self, piece: str, offset: int, failure: BlockFailure | None = None) -> None:
+        """Give out `piece` (starting at stream offset `offset`) as text (the text of a
+        failed block when `failure` is given), and feed it to the Markdown tracker: a
+        failed block's text is Markdown too (SPEC 3.2). While output is held, the
+        tracker is fed at once, so that its resolutions arrive with the text that
+        decided them, and held output gives up exactly at its limit."""
         if not self.waiting:
-            self.ready.append(piece)
+            self.ready.append(piece if failure is None else make_text(piece, failure))
             self.md_queue.append(piece)
             if offset + len(piece) > self.md_flush_at:
                 self.flush_md(offset + len(piece))
             return
         if offset + len(piece) > self.held_limit >= offset:
             cut = self.held_limit - offset
-            self.text(piece[:cut], offset)
+            self.text(piece[:cut], offset, failure)
             if self.waiting:
                 self._give_up()
-            self.text(piece[cut:], offset + cut)
+            self.text(piece[cut:], offset + cut, failure)
             return
-        self._emit(piece)
+        self._emit(piece if failure is None else make_text(piece, failure))
         self._resolve(self.md.feed(piece))
 
     def block(self, event: ToolCallBlock, ticket: int) -> None:
@@ -102,22 +120,40 @@ class Output:
         if ticket < 0:
             self._emit(event)
         else:
-            held = HeldBlock(event, ticket)
-            self.waiting[ticket] = held
-            if self.held_limit < 0:
-                self.held_limit = event.start + self.max_capture
-            self.held.append(held)
+            self._hold(HeldBlock(event, ticket))
         self.flush_md(event.end)
         self._resolve(self.md.opaque(event.raw))
 
-    def _emit(self, item: str | ToolCallBlock) -> None:
+    def failed(self, piece: str, offset: int, failure: BlockFailure, ticket: int) -> None:
+        """Give out a failed block's text, whose opening tag the tracker answered with
+        `ticket`: with a ticket, it is a failure only if the tag was outside code."""
+        if ticket < 0 or not piece:
+            self.text(piece, offset, failure)
+            return
+        self.flush_md(offset)
+        self._hold(HeldBlock(make_text(piece, failure), ticket))
+        self._resolve(self.md.feed(piece))
+
+    def _hold(self, held: HeldBlock) -> None:
+        self.waiting[held.ticket] = held
+        if self.held_limit < 0:
+            self.held_limit = held.start + self.max_capture
+        self.held.append(held)
+
+    def fork_tracker(self, offset: int) -> MarkdownTracker:
+        """A copy of the Markdown tracker as it stands at stream offset `offset`."""
+        self.flush_md(offset)
+        return self.md.fork()
+
+    def _emit(self, item: str | Text | ToolCallBlock) -> None:
         if self.waiting:
             self.held.append(item)
         else:
             self.ready.append(item)
 
     def take(self) -> list[Event]:
-        """The events made certain since the last call, adjacent text merged."""
+        """The events made certain since the last call, adjacent text with the same
+        failure (or none) merged."""
         ready = self.ready
         if not ready:
             return []
@@ -127,10 +163,15 @@ class Output:
         for item in ready:
             if isinstance(item, str):
                 pending.append(item)
+                continue
+            if pending:
+                events.append(make_text("".join(pending)))
+                pending = []
+            last = events[-1] if events else None
+            if (isinstance(item, Text) and isinstance(last, Text)
+                    and last.failure is not None and last.failure == item.failure):
+                events[-1] = make_text(last.text + item.text, item.failure)
             else:
-                if pending:
-                    events.append(make_text("".join(pending)))
-                    pending = []
                 events.append(item)
         if pending:
             events.append(make_text("".join(pending)))
@@ -179,7 +220,7 @@ class Output:
                 if item.in_code is None:
                     break
                 queue.popleft()
-                self.ready.append(item.event.raw if item.in_code else item.event)
+                self.ready.append(item.settled())
             else:
                 queue.popleft()
                 self.ready.append(item)
@@ -187,7 +228,7 @@ class Output:
             self.held_limit = -1
         else:
             first = next(i for i in queue if isinstance(i, HeldBlock))
-            self.held_limit = first.event.start + self.max_capture
+            self.held_limit = first.start + self.max_capture
 
     def _give_up(self) -> None:
         """Held output reached max_capture: every held block becomes text (fail closed)."""

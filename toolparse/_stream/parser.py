@@ -11,8 +11,19 @@ CAPTURE  Inside a block (`capture.py`): tokens go one by one into Lark's interac
          LALR parser as chunks arrive; the Markdown tracker sees nothing (SPEC G3a).
          When the parser can accept the end, the block is complete: one
          `ToolCallBlock` with its exact raw text. A token the parser rejects (or text no
-         terminal matches, or a Transformer refusal) fails the block: its text up to
-         that token goes out as text, and scanning resumes at that token (SPEC 3, G4).
+         terminal matches, or a Transformer refusal, or the capture limit, or the end
+         of the stream) fails the block (SPEC 3.2, G4):
+         - before any call tag was accepted (a prose mention), its text up to that
+           token goes out as one `Text` with its `failure`, and scanning resumes at
+           that token;
+         - after one was (broken calls), the failed span runs on in SKIP mode.
+SKIP     A failed block's span (`skip.py`) runs to the next block close (included),
+         the next block open (not included) or the end of the stream, and goes out as
+         one `Text` with its failure; no call of it runs, none starts inside it.
+UNDECIDED The same, for a block whose tag came after an unmatched backtick run: the
+         text after it waits while a fork of the Markdown tracker reads ahead
+         (`undecided.py`); in code, the block is plain text and the waiting text is
+         scanned again; outside code, it is a SKIP span.
 
 Two kinds of waiting, under two names:
 
@@ -34,17 +45,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from toolparse._calls import build_calls, make_policy
 from toolparse._dialect import Dialect, resolve_dialect
-from toolparse._errors import ChunkTypeError, StreamClosedError
-from toolparse._events import Event, ParseResult, Text, ToolCallBlock
+from toolparse._errors import (
+    ChunkTypeError,
+    ConfigError,
+    ConfigTypeError,
+    ParserCopyError,
+    StreamClosedError,
+)
+from toolparse._events import BlockFailure, Event, ParseResult, Text, ToolCallBlock, new_call_id
 from toolparse._stream.arriving import DEAD, EXTENDS, Arriving
-from toolparse._stream.capture import COMPLETE, FAILED, WAITING, Capture
+from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.modes import Mode, Move, next_mode
 from toolparse._stream.output import Output, make_text
 from toolparse._stream.scan import Opener, scan
+from toolparse._stream.skip import ENDED, OPEN, FailedSpan, log_failure
+from toolparse._stream.undecided import Undecided
 
 __all__ = ["StreamParser", "parse", "DEFAULT_MAX_CAPTURE"]
 
@@ -53,6 +72,7 @@ DEFAULT_MAX_CAPTURE: Final = 1 << 20
 
 _new = object.__new__
 _set_text = Text.__dict__["text"].__set__
+_set_failure = Text.__dict__["failure"].__set__
 _NO_LIMIT: Final = 1 << 62
 _CLOSED: Final = Mode.CLOSED
 
@@ -80,16 +100,21 @@ class StreamParser:
 
     __slots__ = (
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
-        "_base", "_capture", "_limit", "_arriving", "_plain", "_opener_absent", "_opener_char",
+        "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
+        "_opener_absent", "_opener_char", "_new_id",
     )
 
     def __init__(self, dialect: str | Dialect = "deepseek", *,
                  max_capture: int = DEFAULT_MAX_CAPTURE,
-                 tools: Any = None, model: str | None = None, repair: Any = None) -> None:
-        if isinstance(max_capture, bool) or not isinstance(max_capture, int) or max_capture < 1:
-            raise ValueError(f"max_capture must be a positive int, not {max_capture!r}")
+                 tools: Any = None, model: str | None = None, repair: Any = None,
+                 id_factory: Callable[[], str] | None = None) -> None:
+        _check_max_capture(max_capture)
+        if id_factory is not None and not callable(id_factory):
+            raise ConfigTypeError(
+                f"id_factory must be a function returning a str, not {type(id_factory).__name__}")
         self._dialect = resolve_dialect(dialect)
         self._policy = make_policy(tools, model, repair)
+        self._new_id = _checked_ids(id_factory) if id_factory is not None else new_call_id
         self._max_capture = max_capture
         self._output = Output(max_capture)
         self._md_queue = self._output.md_queue   # the same list: the fast path appends
@@ -99,6 +124,10 @@ class StreamParser:
         self._base = 0
         """Stream offset of `_tail[0]`."""
         self._capture: Capture | None = None
+        self._span: FailedSpan | None = None
+        """In SKIP mode: the failed span waiting for its end."""
+        self._undecided: Undecided | None = None
+        """In UNDECIDED mode: the failed block waiting on its Markdown ticket."""
         self._limit = _NO_LIMIT
         """Stream offset where the open capture must end (no capture: far away)."""
         self._arriving = Arriving()
@@ -135,6 +164,7 @@ class StreamParser:
                 self._output.flush_md(self._base)
             event = _new(Text)
             _set_text(event, chunk)
+            _set_failure(event, None)
             return [event]
         return self._feed(chunk)
 
@@ -144,9 +174,23 @@ class StreamParser:
             raise StreamClosedError("close() called twice")
         self._plain = False
         self._process(self._tail, final=True)
+        if self._span is not None:  # the end of the stream ends a failed span
+            self._span.finish(self._output)
+            self._end_span()
         self._mode = next_mode(self._mode, Move.CLOSE)
         self._output.finish(self._base)
         return self._output.take()
+
+    def __copy__(self) -> NoReturn:
+        raise ParserCopyError("a StreamParser cannot be copied: it holds a live stream; "
+                              "start a new StreamParser and feed it the same chunks")
+
+    def __deepcopy__(self, memo: Any) -> NoReturn:
+        self.__copy__()
+
+    def __reduce_ex__(self, protocol: Any) -> NoReturn:
+        raise ParserCopyError("a StreamParser cannot be pickled: it holds a live stream; "
+                              "pickle the chunks (or the ParseResult) instead")
 
     # ---- the loop ----------------------------------------------------------------------
 
@@ -185,23 +229,38 @@ class StreamParser:
         return self._output.take()
 
     def _process(self, text: str, final: bool) -> None:
-        """Run the modes over `text` (the tail and the new chunk) as far as it goes."""
+        """Run the modes over `text` (the tail and the new chunk) as far as it goes; a
+        decided UNDECIDED block gives back its waiting text, which runs again."""
+        replay: str | None = text
+        while replay is not None:
+            replay = self._run(replay, final)
+
+    def _run(self, text: str, final: bool) -> str | None:
         self._arriving.clear()
         pos = 0
         end = len(text)
         base = self._base
         while True:
-            if self._mode is Mode.CAPTURE:
+            mode = self._mode
+            if mode is Mode.CAPTURE:
                 pos, waiting = self._lex(text, pos, base, final)
+            elif mode is Mode.SKIP:
+                pos, waiting = self._skip(text, pos, base, final)
+            elif mode is Mode.UNDECIDED:
+                replay = self._wait(text[pos:], final)
+                if replay is not None:
+                    return replay
+                pos, waiting = end, False
             else:
                 pos, waiting, opener = scan(self._dialect, self._output, self._arriving,
                                             text, pos, base, final)
                 if opener is not None:
                     pos = self._open(opener, text, base)
-            if waiting or pos >= end:
+            if waiting or (pos >= end and not (final and self._mode is Mode.UNDECIDED)):
                 break
         self._tail = text[pos:]
         self._base = base + pos
+        return None
 
     def _open(self, opener: Opener, text: str, base: int) -> int:
         """Open a capture at the opener; returns where scanning goes on. An opening tag
@@ -217,7 +276,10 @@ class StreamParser:
             return at + 1
         rule = self._dialect.opener_rule[opener.spec.name]
         capture = Capture(self._dialect, rule, start, opener.ticket, limit)
-        capture.open(opener.spec, text[at:token_end])
+        if not capture.open(self._dialect, opener.spec, text[at:token_end]):
+            # A call tag without a name: no call starts; the tag is a failed block.
+            self._fail(text[at:token_end], capture)
+            return token_end
         self._capture = capture
         self._limit = limit
         self._mode = next_mode(self._mode, Move.OPEN)
@@ -235,30 +297,106 @@ class StreamParser:
         if outcome == COMPLETE:
             self._mode = next_mode(self._mode, Move.COMPLETE)
             raw = capture.text
-            calls = build_calls(capture.calls, raw, capture.start, self._policy)
+            calls = build_calls(capture.calls, raw, capture.start, self._policy, self._new_id)
             event = ToolCallBlock(calls, raw, capture.start, capture.start + len(raw))
             self._output.block(event, capture.ticket)
-        elif outcome == FAILED:
+        elif capture.invoked and capture.ticket >= 0:
+            # Broken calls, unless the tag was in code: wait for the tracker to say.
+            self._mode = next_mode(self._mode, Move.WAIT)
+            self._undecided = Undecided(capture, self._output.fork_tracker(capture.start))
+        elif capture.invoked:
+            # Broken calls (SPEC 3.2): the failed span runs on to its end.
+            self._mode = next_mode(self._mode, Move.BREAK)
+            self._break(capture)
+        else:
             self._mode = next_mode(self._mode, Move.FAIL)
-            released = capture.text
-            if released:
-                self._output.text(released, capture.start)
+            self._fail(capture.text, capture)
         return pos, False
+
+    def _fail(self, released: str, capture: Capture) -> None:
+        """A prose mention: the failed text ends just before the failing token (a
+        failure only if its tag was outside code, which a ticket may decide later)."""
+        failure = BlockFailure(capture.reason, capture.start, capture.start + len(released),
+                               capture.at, capture.expected)
+        log_failure(failure)
+        self._output.failed(released, capture.start, failure, capture.ticket)
+
+    def _break(self, capture: Capture) -> None:
+        """Start the failed span of a block that broke after a call started."""
+        span = FailedSpan(capture.reason, capture.start, capture.at, capture.expected,
+                          capture.depth, capture.limit)
+        released = capture.text
+        span.add(self._output, released, 0, len(released), capture.start)
+        self._span = span
+
+    def _wait(self, text: str, final: bool) -> str | None:
+        """UNDECIDED: take `text` into the waiting text; once the ticket is decided,
+        settle the block and return the waiting text to run again (from the failing
+        token, at `self._base`)."""
+        undecided = self._undecided
+        if undecided is None:  # the mode table guarantees it in UNDECIDED mode
+            raise AssertionError("UNDECIDED mode without a waiting block")
+        if not undecided.take(text, final, self._max_capture):
+            return None
+        self._undecided = None
+        capture = undecided.capture
+        if undecided.in_code:
+            self._mode = next_mode(self._mode, Move.IN_CODE)
+            self._output.text(undecided.failed_text, capture.start)
+        else:
+            self._mode = next_mode(self._mode, Move.NOT_CODE)
+            self._break(capture)
+        self._base = undecided.offset
+        self._tail = ""
+        return undecided.waiting_text
+
+    def _skip(self, text: str, pos: int, base: int, final: bool) -> tuple[int, bool]:
+        span = self._span
+        if span is None:  # the mode table guarantees a span in SKIP mode
+            raise AssertionError("SKIP mode without a failed span")
+        pos, state = span.skip(self._dialect, self._output, self._arriving, text, pos, base, final)
+        if state == ENDED:
+            self._end_span()
+        return pos, state == OPEN and pos < len(text)
+
+    def _end_span(self) -> None:
+        self._span = None
+        self._mode = next_mode(self._mode, Move.SPAN_END)
+
+
+def _check_max_capture(max_capture: object) -> None:
+    if isinstance(max_capture, bool) or not isinstance(max_capture, int):
+        raise ConfigTypeError(
+            f"max_capture must be an int (a number of characters), not {type(max_capture).__name__}")
+    if max_capture < 1:
+        raise ConfigError(f"max_capture must be at least 1 character, not {max_capture}")
+
+
+def _checked_ids(factory: Callable[[], str]) -> Callable[[], str]:
+    """`factory`, with a clear error when it returns something other than a str."""
+    def new_id() -> str:
+        value = factory()
+        if not isinstance(value, str):
+            raise ConfigTypeError(f"id_factory returned {type(value).__name__}, not a str")
+        return value
+    return new_id
 
 
 def parse(text: str, dialect: str | Dialect = "deepseek", *,
           max_capture: int = DEFAULT_MAX_CAPTURE, tools: Any = None,
-          model: str | None = None, repair: Any = None) -> ParseResult:
+          model: str | None = None, repair: Any = None,
+          id_factory: Callable[[], str] | None = None) -> ParseResult:
     """Parse a whole text at once; the same events as streaming it (SPEC G2)."""
     if not isinstance(text, str):
         raise ChunkTypeError(f"parse() takes a str, not {type(text).__name__}")
     parser = StreamParser(dialect, max_capture=max_capture, tools=tools, model=model,
-                          repair=repair)
+                          repair=repair, id_factory=id_factory)
     events = parser.feed(text) + parser.close()
     merged: list[Event] = []
     for event in events:
-        if isinstance(event, Text) and merged and isinstance(merged[-1], Text):
-            merged[-1] = make_text(merged[-1].text + event.text)
+        last = merged[-1] if merged else None
+        if isinstance(event, Text) and isinstance(last, Text) and last.failure == event.failure:
+            merged[-1] = make_text(last.text + event.text, event.failure)
         else:
             merged.append(event)
     return ParseResult(events=tuple(merged), saw_tool_syntax=parser.saw_tool_syntax)

@@ -1,0 +1,65 @@
+"""UNDECIDED mode: a block failed after a call started, but its tag may sit in code.
+
+A block whose opening tag came after an unmatched backtick run (a PENDING ticket, SPEC
+4.3) is code if that run is matched later, and a block otherwise. When such a block
+fails after a call started, the two readings part ways at once: in code, its text is
+plain text and scanning goes on right after the failing token; outside code, it is a
+broken-calls span (SPEC 3.2) in which no call may start. Neither can be chosen without
+the text that decides the ticket, so that text waits (SPEC G5 allows it) while a fork
+of the Markdown tracker reads it ahead; the real tracker sees nothing until the fork
+has answered. Then the waiting text is run again, as SCAN or SKIP text.
+
+Bound: the waiting text is at most `max_capture` characters from the block's start;
+past that the block is taken as outside code (fail closed: a broken span, none of its
+calls runs).
+"""
+
+from __future__ import annotations
+
+from toolparse._markdown import MarkdownTracker
+from toolparse._stream.capture import Capture
+
+__all__ = ["Undecided"]
+
+
+class Undecided:
+    """A failed block with a PENDING ticket, and the text after it, waiting."""
+
+    __slots__ = ("capture", "failed_text", "offset", "fork", "parts", "size", "in_code")
+
+    def __init__(self, capture: Capture, fork: MarkdownTracker) -> None:
+        self.capture = capture
+        self.failed_text = capture.text
+        """The block's text up to the failing token."""
+        self.offset = capture.start + len(self.failed_text)
+        """Stream offset where the waiting text starts (the failing token)."""
+        self.fork = fork
+        """The Markdown tracker's fork, fed ahead."""
+        self.parts: list[str] = []
+        """The waiting text."""
+        self.size = 0
+        self.in_code: bool | None = None
+        """The fork's answer: None while undecided."""
+        self._read(fork.feed(self.failed_text))
+
+    def take(self, text: str, final: bool, max_capture: int) -> bool:
+        """Add `text` to the waiting text; True once the ticket is decided."""
+        if text:
+            self.parts.append(text)
+            self.size += len(text)
+            self._read(self.fork.feed(text))
+        if self.in_code is None and final:
+            self._read(self.fork.finish())
+        if self.in_code is None and (final or self.offset + self.size
+                                     >= self.capture.start + max_capture):
+            self.in_code = False  # fail closed: outside code, a broken span
+        return self.in_code is not None
+
+    @property
+    def waiting_text(self) -> str:
+        return "".join(self.parts)
+
+    def _read(self, resolutions: list[tuple[int, bool]]) -> None:
+        for ticket, in_code in resolutions:
+            if ticket == self.capture.ticket and self.in_code is None:
+                self.in_code = in_code
