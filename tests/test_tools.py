@@ -109,9 +109,9 @@ def test_invalid_schema_raises_when_the_tools_are_given() -> None:
 def test_bad_repair_option_raises_naming_the_key() -> None:
     with pytest.raises(toolparse.ConfigError, match="fuzzyNames"):
         toolparse.StreamParser(tools=TOOLS, repair={"fuzzyNames": True})
-    with pytest.raises(toolparse.ConfigError):
+    with pytest.raises(toolparse.ConfigTypeError, match="repair"):
         toolparse.StreamParser(tools=TOOLS, repair=3)
-    with pytest.raises(TypeError, match="model"):
+    with pytest.raises(toolparse.ConfigTypeError, match="model"):
         toolparse.StreamParser(tools=TOOLS, model=7)  # type: ignore[arg-type]
 
 
