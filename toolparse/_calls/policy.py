@@ -35,13 +35,15 @@ class SupportsModelDump(Protocol):
     def model_dump(self) -> Mapping[str, Any]: ...
 
 
-ToolDefinition: TypeAlias = "Mapping[str, Any] | SupportsModelDump"
+ToolDefinition: TypeAlias = Mapping[str, Any] | SupportsModelDump
 """One tool: `{"type": "function", "function": {"name", "parameters"}}`, `{"name",
 "parameters"}`, or an object with `model_dump()` giving one of those."""
 
-ToolDefinitions: TypeAlias = "Iterable[Mapping[str, Any] | SupportsModelDump]"
+ToolDefinitions: TypeAlias = Iterable[ToolDefinition]
 """What `tools=` takes: tool definitions in any iterable (read once)."""
 
+# A string alias: `RepairConfig` lives in the repair package, which loads only when
+# tools are given (start-up time); type checkers read the string.
 RepairOption: TypeAlias = "RepairConfig | Mapping[str, Any]"
 """What `repair=` takes: a `RepairConfig`, or a mapping for `RepairConfig.from_mapping`
 (snake_case or camelCase keys)."""
