@@ -376,7 +376,6 @@ def test_check_tools_accepts_both_shapes() -> None:
     ([{"name": "ok", "parameters": READ}, "read"], "tool #1"),
     ([{"type": "retrieval", "function": {"name": "x"}}], "tool #0"),
     ([{"type": "function", "function": "read"}], "tool #0"),
-    ({"name": "read"}, "tools"),
 ])
 def test_check_tools_errors_name_the_tool(tools: Any, named: str) -> None:
     with pytest.raises(SchemaError, match=named):
@@ -390,9 +389,9 @@ def test_invalid_schema_raises_naming_the_tool() -> None:
         repair_tool_call("unjson", "{}", {"type": "object", "default": {1, 2}})
 
 
-def test_unresolvable_remote_ref_raises_when_used() -> None:
+def test_remote_ref_raises_before_anything_is_validated() -> None:
     schema = {"type": "object", "properties": {"a": {"$ref": "https://example.invalid/s"}}}
-    with pytest.raises(SchemaError, match="'remote'"):
+    with pytest.raises(SchemaError, match=r"'remote'.*/properties/a/\$ref.*outside"):
         repair_tool_call("remote", '{"a": 1}', schema)
 
 
@@ -415,8 +414,15 @@ def test_validator_cache_is_bounded() -> None:
 def test_declared_draft_is_used() -> None:
     draft7 = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
               "properties": {"a": {"type": "integer"}}}
-    assert isinstance(validator_for_schema(draft7, "t"), jsonschema.Draft7Validator)
-    assert isinstance(validator_for_schema(READ, "t"), jsonschema.Draft202012Validator)
+    # The validator classes are jsonschema's drafts with toolparse's bounded keywords.
+    assert (validator_for_schema(draft7, "t").META_SCHEMA
+            == jsonschema.Draft7Validator.META_SCHEMA)
+    assert (validator_for_schema(READ, "t").META_SCHEMA
+            == jsonschema.Draft202012Validator.META_SCHEMA)
+    # Draft 7 ignores the siblings of $ref; 2020-12 applies them.
+    siblings = {"$defs": {"n": {"type": "integer"}}, "type": "object",
+                "properties": {"a": {"$ref": "#/$defs/n", "minimum": 5}}}
+    assert repair_tool_call("t", '{"a": 1}', siblings).reason == "schema"
 
 
 # --- Secrets never reach logs, hints or errors -------------------------------------------

@@ -4,6 +4,8 @@ StreamParser; schema typing of XML values, tool policy, repair outcomes on calls
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -109,9 +111,9 @@ def test_invalid_schema_raises_when_the_tools_are_given() -> None:
 def test_bad_repair_option_raises_naming_the_key() -> None:
     with pytest.raises(toolparse.ConfigError, match="fuzzyNames"):
         toolparse.StreamParser(tools=TOOLS, repair={"fuzzyNames": True})
-    with pytest.raises(toolparse.ConfigError):
+    with pytest.raises(toolparse.ConfigTypeError, match="repair"):
         toolparse.StreamParser(tools=TOOLS, repair=3)
-    with pytest.raises(TypeError, match="model"):
+    with pytest.raises(toolparse.ConfigTypeError, match="model"):
         toolparse.StreamParser(tools=TOOLS, model=7)  # type: ignore[arg-type]
 
 
@@ -136,3 +138,105 @@ def test_streaming_gives_the_same_statuses() -> None:
     blocks = [e for e in events if isinstance(e, toolparse.ToolCallBlock)]
     assert [c.status for b in blocks for c in b.calls] == [c.status for c in whole.calls]
     assert [c.arguments for b in blocks for c in b.calls] == [c.arguments for c in whole.calls]
+
+
+# --- Tool definitions from the openai SDK, and misuse of the options ------------------------
+
+def test_openai_sdk_tool_objects_are_accepted() -> None:
+    from openai.types.chat import ChatCompletionFunctionTool, ChatCompletionFunctionToolParam
+    from openai.types.shared import FunctionDefinition
+
+    definition = FunctionDefinition(name="read_file", parameters=SCHEMA)
+    as_params: ChatCompletionFunctionToolParam = {
+        "type": "function", "function": {"name": "read_file", "parameters": SCHEMA}}
+    text = call(p("path", "a"), p("limit", "2"))
+    for tools in ([ChatCompletionFunctionTool(type="function", function=definition)],
+                  [definition], [as_params]):
+        (c,) = toolparse.parse(text, tools=tools).calls
+        assert c.status == "valid" and c.arguments == {"path": "a", "limit": 2}
+    no_parameters = ChatCompletionFunctionTool(
+        type="function", function=FunctionDefinition(name="ping"))
+    (ping,) = toolparse.parse(call(name="ping"), tools=[no_parameters]).calls
+    assert ping.status == "valid" and ping.arguments == {}
+    bad = ChatCompletionFunctionTool(type="function", function=FunctionDefinition(
+        name="bad", parameters={"type": "object", "properties": {"a": {"$ref": "urn:x"}}}))
+    with pytest.raises(toolparse.SchemaError, match="'bad'"):
+        toolparse.StreamParser(tools=[bad])
+
+
+def test_a_model_dump_that_fails_or_gives_no_mapping_is_a_schema_error() -> None:
+    class Broken:
+        def model_dump(self) -> Any:
+            raise RuntimeError("no")
+
+    class NotAMapping:
+        def model_dump(self) -> Any:
+            return ["read_file"]
+
+    with pytest.raises(toolparse.SchemaError, match=r"tool #0.*Broken.*RuntimeError"):
+        toolparse.StreamParser(tools=[Broken()])
+    with pytest.raises(toolparse.SchemaError, match="tool #1.*not a mapping"):
+        toolparse.StreamParser(tools=[TOOLS[0], NotAMapping()])
+    with pytest.raises(toolparse.SchemaError, match="tool #0.*mapping or an object"):
+        toolparse.StreamParser(tools=[42])
+
+
+def test_tools_may_be_any_iterable_read_once() -> None:
+    reads: list[int] = []
+
+    def definitions() -> Iterator[dict[str, Any]]:
+        reads.append(1)
+        yield from TOOLS
+
+    (c,) = toolparse.parse(call(p("path", "a")), tools=definitions()).calls
+    assert c.status == "valid" and reads == [1]
+    (t,) = toolparse.parse(call(p("path", "a")), tools=tuple(TOOLS)).calls
+    assert t.status == "valid"
+
+
+@pytest.mark.parametrize("options, named", [
+    ({"tools": "read_file"}, "tools"),
+    ({"tools": 123}, "tools"),
+    ({"tools": TOOLS[0]}, "one mapping"),
+    ({"tools": TOOLS, "model": 123}, "model"),
+    ({"model": 123}, "model"),
+    ({"tools": TOOLS, "repair": 3}, "repair"),
+    ({"tools": TOOLS, "repair": ["glm"]}, "repair"),
+    ({"repair": "glm"}, "repair"),
+])
+def test_options_of_the_wrong_type_are_config_type_errors(options: dict[str, Any],
+                                                          named: str) -> None:
+    with pytest.raises(toolparse.ConfigTypeError, match=named) as caught:
+        toolparse.StreamParser(**options)
+    assert isinstance(caught.value, (toolparse.ToolparseError, TypeError))
+    with pytest.raises(toolparse.ConfigTypeError, match=named):
+        toolparse.parse("text", **options)
+
+
+def test_repair_without_tools_warns_that_it_has_no_effect() -> None:
+    with pytest.warns(UserWarning, match="repair= has no effect without tools="):
+        toolparse.StreamParser(repair={"dropOptionalNulls": False})
+    with pytest.warns(UserWarning, match="no effect"):
+        toolparse.parse("x", repair=toolparse.RepairConfig())
+    with pytest.raises(toolparse.ConfigError, match="fuzzy"):
+        toolparse.StreamParser(repair={"fuzzy": True})   # still checked
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        toolparse.StreamParser(tools=TOOLS, repair={"dropOptionalNulls": False})
+        toolparse.StreamParser()
+
+
+def test_public_option_types_are_exported() -> None:
+    from toolparse._calls import RepairOption, SupportsModelDump, ToolDefinitions
+
+    from openai.types.chat import ChatCompletionFunctionTool
+
+    assert isinstance(ChatCompletionFunctionTool(type="function", function={"name": "x"}),
+                      SupportsModelDump)
+    assert not isinstance({"name": "x"}, SupportsModelDump)
+    sdk_tool = ChatCompletionFunctionTool(type="function", function={"name": "x"})
+    tools: ToolDefinitions = [sdk_tool, {"name": "y"}]
+    repair: RepairOption = {"dropOptionalNulls": False}
+    assert toolparse.StreamParser(tools=tools, repair=repair) is not None

@@ -1,17 +1,30 @@
 """Strict JSON, shared by every stage that reads JSON text (SPEC 3.1 and 6).
 
 Strict means: exactly one JSON value (surrounding whitespace allowed), no `NaN` or
-`Infinity`, and no object that repeats a key. A duplicate key is reported apart
-(`DuplicateKey`), because repair must reject such a call rather than guess which of two
-values the model meant; every other failure is `NOT_JSON`.
+`Infinity`, no number too large for a float (`1e999` would become `inf`, which no JSON
+text can carry back out: G11), no object that repeats a key, and no nesting deeper than
+`MAX_JSON_DEPTH` arrays and objects. A duplicate key and too deep a nesting are reported
+apart (`DuplicateKey`, `TooDeep`), because repair must reject such a call with its own
+reason rather than call it not JSON; every other failure is `NOT_JSON`.
+
+Cost: linear in the length of the text. The depth check costs two `str.count` calls,
+and a string-aware scan only when the text holds more brackets than the limit; Python's
+parser itself recurses, so the limit is checked before it runs and never left to a
+`RecursionError` that would depend on how deep the caller's stack already is.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Any, NoReturn
 
-__all__ = ["NOT_JSON", "DuplicateKey", "loads_strict", "strict_json"]
+__all__ = ["MAX_JSON_DEPTH", "NOT_JSON", "DuplicateKey", "TooDeep", "dumps_strict",
+           "json_depth_exceeds", "loads_strict", "strict_json"]
+
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of arrays and objects read as JSON (the outermost counts 1)."""
 
 
 class _NotJson:
@@ -29,6 +42,10 @@ class DuplicateKey(Exception):
     """The text is JSON except that an object repeats a key."""
 
 
+class TooDeep(Exception):
+    """The text nests arrays and objects deeper than `MAX_JSON_DEPTH`."""
+
+
 class _NonJsonConstant(Exception):
     pass
 
@@ -44,20 +61,63 @@ def _no_constant(name: str) -> NoReturn:
     raise _NonJsonConstant(name)
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _NonJsonConstant(text)   # `1e999`: not a finite number (SPEC 3.1)
+    return value
+
+
+# A string (closed, or running to the end of the text when it never closes) or a bracket.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\[\s\S]?[^"\\]*)*"?|[\[\]{}]')
+
+
+def json_depth_exceeds(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether `text` opens more than `limit` arrays/objects inside one another, outside
+    double-quoted strings. Linear; the common case is two `str.count` calls."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > limit:
+                return True
+        elif token in ("]", "}"):
+            depth = max(depth - 1, 0)
+    return False
+
+
 def loads_strict(text: str, *, control_characters: bool = False) -> Any:
     """The JSON value `text` is exactly, else NOT_JSON; raises `DuplicateKey` for an
-    object that repeats a key. `control_characters` lets strings hold raw control
-    characters (a literal newline), which strict JSON forbids."""
+    object that repeats a key and `TooDeep` for nesting beyond `MAX_JSON_DEPTH`.
+    `control_characters` lets strings hold raw control characters (a literal newline),
+    which strict JSON forbids. The value never holds NaN or an infinity."""
+    if json_depth_exceeds(text):
+        raise TooDeep
     try:
-        return json.loads(text, strict=not control_characters,
-                          object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        return json.loads(text, strict=not control_characters, object_pairs_hook=_no_duplicates,
+                          parse_constant=_no_constant, parse_float=_finite_float)
     except (_NonJsonConstant, ValueError, RecursionError):
+        # ValueError also covers an integer of more digits than Python converts.
         return NOT_JSON
 
 
 def strict_json(text: str) -> Any:
-    """The JSON value `text` is exactly, else NOT_JSON (a duplicate key included)."""
+    """The JSON value `text` is exactly, else NOT_JSON (a duplicate key and too deep a
+    nesting included)."""
     try:
         return loads_strict(text)
-    except DuplicateKey:
+    except (DuplicateKey, TooDeep):
         return NOT_JSON
+
+
+def dumps_strict(value: Any) -> str | None:
+    """`value` as compact standard JSON (RFC 8259: no NaN or Infinity), or None when it
+    cannot be written so (a non-finite float, a non-JSON type, an integer too long to
+    print, nesting Python's encoder cannot follow)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None

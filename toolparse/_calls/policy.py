@@ -8,22 +8,45 @@ was not given is `rejected` with reason `unknown_tool`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
-from typing import TYPE_CHECKING
-
-from toolparse._errors import ConfigError
+from toolparse._errors import ConfigTypeError
 from toolparse._events import CallStatus, ToolCall, new_call_id
-from toolparse._json import NOT_JSON, DuplicateKey, loads_strict
+from toolparse._json import NOT_JSON, DuplicateKey, TooDeep, loads_strict
 from toolparse._dialect.transform import RawCall
-from toolparse._calls.values import type_arguments
+from toolparse._calls.values import too_deep_names, type_arguments
 
 if TYPE_CHECKING:
     from toolparse._calls.repair import RepairConfig, RepairOutcome
 
-__all__ = ["CallPolicy", "build_calls", "make_policy"]
+__all__ = ["CallPolicy", "RepairOption", "SupportsModelDump", "ToolDefinition",
+           "ToolDefinitions", "build_calls", "make_policy"]
+
+
+@runtime_checkable
+class SupportsModelDump(Protocol):
+    """A tool definition object that can give itself as a mapping: the openai SDK's
+    pydantic models (`ChatCompletionFunctionTool`, `FunctionDefinition`) and any
+    other pydantic model of the same shape."""
+
+    def model_dump(self) -> Mapping[str, Any]: ...
+
+
+ToolDefinition: TypeAlias = Mapping[str, Any] | SupportsModelDump
+"""One tool: `{"type": "function", "function": {"name", "parameters"}}`, `{"name",
+"parameters"}`, or an object with `model_dump()` giving one of those."""
+
+ToolDefinitions: TypeAlias = Iterable[ToolDefinition]
+"""What `tools=` takes: tool definitions in any iterable (read once)."""
+
+# A string alias: `RepairConfig` lives in the repair package, which loads only when
+# tools are given (start-up time); type checkers read the string.
+RepairOption: TypeAlias = "RepairConfig | Mapping[str, Any]"
+"""What `repair=` takes: a `RepairConfig`, or a mapping for `RepairConfig.from_mapping`
+(snake_case or camelCase keys)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,28 +62,42 @@ class CallPolicy:
 def make_policy(tools: Any, model: Any, repair: Any) -> CallPolicy | None:
     """Check the tool options of `parse`/`StreamParser`; None when no tools were given.
 
-    Raises SchemaError naming the tool for a bad definition (now, not at the first
-    call), ConfigError for a bad `repair`, TypeError for a `model` that is not a string.
+    Raises, now rather than at the first call: `ConfigTypeError` for an option of the
+    wrong type (`model=123`, `repair=3`, `tools="x"`, `tools=123`, one mapping instead
+    of a list of them); `ConfigError` for a `repair` mapping with a bad key or value;
+    `SchemaError` naming the tool for a bad definition or an unsafe schema (SPEC 6.1).
+    `repair=` without `tools=` has no effect and says so with a `UserWarning`. `tools`
+    is iterated once, so a generator is fine.
     """
-    if tools is None and repair is None:
-        if model is not None and not isinstance(model, str):
-            raise TypeError(f"model must be a model route string, not {type(model).__name__}")
-        return None
-    from toolparse._calls.repair import RepairConfig, check_tools  # loads jsonschema
-
     if model is not None and not isinstance(model, str):
-        raise TypeError(f"model must be a model route string, not {type(model).__name__}")
-    if repair is None:
-        config = RepairConfig()
-    elif isinstance(repair, RepairConfig):
-        config = repair
-    elif isinstance(repair, Mapping):
-        config = RepairConfig.from_mapping(repair)
-    else:
-        raise ConfigError(f"repair must be a RepairConfig or a mapping, not {type(repair).__name__}")
+        raise ConfigTypeError(f"model= must be a model route string, not "
+                              f"{type(model).__name__}")
     if tools is None:
+        if repair is not None:
+            _repair_config(repair)   # still checked: a bad key is a bug either way
+            warnings.warn("repair= has no effect without tools=: calls are only checked and "
+                          "repaired against the tools' schemas", UserWarning, stacklevel=3)
         return None
+    if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Iterable):
+        what = "one mapping" if isinstance(tools, Mapping) else type(tools).__name__
+        raise ConfigTypeError(f"tools= must be a list of tool definitions, not {what}")
+    from toolparse._calls.repair import check_tools  # jsonschema loads when first used
+
+    config = _repair_config(repair)
     return CallPolicy(schemas=check_tools(tools), model=model, config=config)
+
+
+def _repair_config(repair: Any) -> RepairConfig:
+    from toolparse._calls.repair import RepairConfig
+
+    if repair is None:
+        return RepairConfig()
+    if isinstance(repair, RepairConfig):
+        return repair
+    if isinstance(repair, Mapping):
+        return RepairConfig.from_mapping(repair)
+    raise ConfigTypeError(f"repair= must be a RepairConfig or a mapping, not "
+                          f"{type(repair).__name__}")
 
 
 def _as_tuples(rc: RawCall) -> list[tuple[str, str, bool | None, bool]]:
@@ -86,17 +123,25 @@ def _build_call(rc: RawCall, raw: str, policy: CallPolicy | None, call_id: str) 
     json_errors: tuple[str, ...] = ()
     status: CallStatus = "unchecked"
     outcome: RepairOutcome | None = None
+    deep: tuple[str, ...] = ()
     if rc.json_text is not None:
         arguments, outcome = _json_body(rc.json_text) if policy is None else ({}, None)
         if outcome is not None:
             status = outcome.status
     else:
-        arguments, json_errors = type_arguments(_as_tuples(rc), schema)
+        params = _as_tuples(rc)
+        arguments, json_errors = type_arguments(params, schema)
+        if schema is not None:
+            deep = too_deep_names(params, schema)
     if policy is not None:
         from toolparse._calls.repair import RepairOutcome, repair_tool_call
 
         if schema is None:
             outcome = RepairOutcome.unknown_tool(rc.name, policy.schemas)
+        elif deep:
+            # Text nested past what strict JSON reads, where the schema wants JSON: it
+            # stayed a string, and saying `schema` (a type mismatch) would be wrong.
+            outcome = RepairOutcome.too_deep(rc.name, [_pointer(name, schema) for name in deep])
         else:
             given: str | dict[str, Any] = rc.json_text if rc.json_text is not None else arguments
             outcome = repair_tool_call(rc.name, given, schema, model=policy.model,
@@ -111,13 +156,23 @@ def _build_call(rc: RawCall, raw: str, policy: CallPolicy | None, call_id: str) 
 def _json_body(text: str) -> tuple[dict[str, Any], RepairOutcome | None]:
     """Without tools, a JSON body is the arguments when it is one strict JSON object;
     otherwise the call is rejected (SPEC 3.1), its arguments `{}`."""
+    from toolparse._calls.repair import RepairOutcome
+
     try:
         value = loads_strict(text)
     except DuplicateKey:
         value = NOT_JSON
+    except TooDeep:
+        return {}, RepairOutcome.invalid_body(text, "too_deep")
     if isinstance(value, dict):
         return value, None
-    from toolparse._calls.repair import RepairOutcome
-
     return {}, RepairOutcome.invalid_body(text, "invalid_json" if value is NOT_JSON
                                           else "not_object")
+
+
+def _pointer(name: str, schema: Any) -> str:
+    """The error path of a top-level argument: its name when the schema declares it,
+    else `*` (paths never carry names the model made up)."""
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    shown = name if isinstance(properties, Mapping) and name in properties else "*"
+    return "/" + shown.replace("~", "~0").replace("/", "~1")

@@ -7,14 +7,14 @@ one CDATA section). JSON here is strict: no NaN or Infinity, no duplicate keys.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from toolparse._json import NOT_JSON, strict_json
+from toolparse._json import NOT_JSON, json_depth_exceeds, strict_json
+from toolparse._calls.patterns import pattern_search
 
 __all__ = [
-    "type_value", "type_by_schema", "type_arguments",
+    "type_value", "type_by_schema", "type_arguments", "too_deep_names",
     "schema_types", "admits", "member_schema", "item_schema", "resolve_local_ref",
 ]
 
@@ -208,8 +208,8 @@ def type_by_schema(text: str, *, string_attr: bool | None, cdata_only: bool, sch
 
 def member_schema(object_schema: Any, key: str, root: Any = None) -> Any:
     """The schema an object schema gives member `key`: `properties`, then a matching
-    `patternProperties`, then a schema-valued `additionalProperties`; None if none.
-    Looks one level into `allOf`."""
+    `patternProperties` (matched by RE2: `toolparse._calls.patterns`), then a
+    schema-valued `additionalProperties`; None if none. Looks one level into `allOf`."""
     object_schema = resolve_local_ref(object_schema, root)
     if not isinstance(object_schema, dict):
         return None
@@ -228,11 +228,10 @@ def member_schema(object_schema: Any, key: str, root: Any = None) -> Any:
         patterns = candidate.get("patternProperties")
         if isinstance(patterns, dict):
             for pattern, sub in patterns.items():
-                try:
-                    if re.search(pattern, key):
-                        return sub
-                except (re.error, TypeError):
-                    continue
+                # RE2, linear in the key (G10); undecided counts as no match here, and
+                # validation then fails the call closed.
+                if isinstance(pattern, str) and pattern_search(pattern, key):
+                    return sub
         extra = candidate.get("additionalProperties")
         if isinstance(extra, dict):
             return extra
@@ -292,3 +291,27 @@ def type_arguments(params: Sequence[tuple[str, str, bool | None, bool]],
     arguments = {name: items if counts[name] > 1 else items[0]
                  for name, items in values.items()}
     return arguments, tuple(flagged)
+
+
+def too_deep_names(params: Sequence[tuple[str, str, bool | None, bool]],
+                   parameters_schema: Any) -> tuple[str, ...]:
+    """The parameters whose text is JSON nested deeper than strict JSON reads
+    (`MAX_JSON_DEPTH`) where the schema wants a JSON value, not a string: typing kept
+    such text as a string, and the call must be rejected as `too_deep`, not as a type
+    mismatch. Each name once, in document order; cheap unless a text holds more
+    brackets than the limit."""
+    counts: dict[str, int] = {}
+    for name, _, _, _ in params:
+        counts[name] = counts.get(name, 0) + 1
+    found: dict[str, None] = {}
+    for name, text, string_attr, _ in params:
+        if string_attr or name in found or not json_depth_exceeds(text):
+            continue
+        prop = member_schema(parameters_schema, name, parameters_schema)
+        types = schema_types(prop, parameters_schema) if prop is not None else None
+        if counts[name] > 1 and types is not None and "array" in types:
+            item = item_schema(prop, 0, parameters_schema)
+            types = schema_types(item, parameters_schema) if item is not None else None
+        if types is not None and "string" not in types:
+            found[name] = None
+    return tuple(found)

@@ -27,9 +27,12 @@ are built from the schema, never from the instance.
 
 Bounds: every rule is linear in the size of the arguments (one regex tokenisation, one
 schema walk), except json-repair, which only sees text up to `MAX_JSON_REPAIR_CHARS`.
-Nesting deeper than `MAX_DEPTH` is refused (`invalid_json`) rather than recursed into; at
-most `MAX_ERRORS` errors are reported; the validator cache holds `VALIDATOR_CACHE_SIZE`
-schemas (the least recently used goes first).
+Nesting deeper than `MAX_DEPTH` is refused (`too_deep`) rather than recursed into;
+validation matches patterns with RE2 and spends from a budget of keyword evaluations
+(`keywords`); at most `MAX_ERRORS` errors are reported; the validator cache holds
+`VALIDATOR_CACHE_SIZE` schemas (the least recently used goes first). Schemas are checked
+for safety once, when they are first seen (`safety`: no reference leaves the definition,
+nothing is fetched, no cycle, no pattern RE2 cannot run).
 """
 
 from toolparse._calls.repair.base import (

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolparse._errors import SchemaError
+from toolparse._json import MAX_JSON_DEPTH
+from toolparse._calls.repair.keywords import BudgetExceeded, spending
 from toolparse._calls.values import resolve_local_ref
 
 if TYPE_CHECKING:
@@ -17,13 +19,15 @@ if TYPE_CHECKING:
 logger = logging.getLogger("toolparse.repair")
 
 Status = Literal["valid", "repaired", "rejected"]
-Reason = Literal["truncated", "invalid_json", "not_object", "duplicate_key",
+Reason = Literal["truncated", "invalid_json", "not_object", "too_deep", "duplicate_key",
                  "missing_required", "unknown_field", "alias_conflict", "grammar_leak",
                  "schema", "unknown_tool"]
 ErrorEntry = tuple[str, str, str]
 
-MAX_DEPTH = 256
-"""Deepest nesting of arrays/objects the repair rules walk; deeper text is `invalid_json`."""
+MAX_DEPTH = MAX_JSON_DEPTH
+"""Deepest nesting of arrays/objects in a call's arguments, the arguments object
+counting 1 (64). Deeper arguments, as text or as a dict, are `too_deep`: they are
+neither parsed nor validated nor walked by a rule."""
 MAX_ERRORS = 20
 """Most validation errors reported per outcome."""
 MAX_JSON_REPAIR_CHARS = 128 * 1024
@@ -92,18 +96,65 @@ def name_list(names: Iterable[str], limit: int = 20) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def is_valid(call: Call, value: Any) -> bool:
-    if not isinstance(value, dict):
-        return False
+def too_deep(pointer: str = "") -> Reject:
+    return Reject("too_deep", ((pointer, "too_deep", f"nested deeper than {MAX_DEPTH} levels"),))
+
+
+def too_deep_hint(tool: str) -> str:
+    return (f"The arguments for {quote(tool)} are nested more than {MAX_DEPTH} levels deep; "
+            f"call it again with flatter arguments.")
+
+
+def measure(value: Any) -> int:
+    """The number of JSON values in `value` (objects, arrays and scalars); raises
+    `Reject("too_deep")` past `MAX_DEPTH` levels. Iterative, linear."""
+    nodes = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if isinstance(node, dict):
+            children: Iterable[Any] = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth >= MAX_DEPTH and any(isinstance(c, (dict, list)) for c in children):
+            raise too_deep()
+        stack.extend((child, depth + 1) for child in children)
+    return nodes
+
+
+@contextlib.contextmanager
+def validating(value: Any) -> Iterator[None]:
+    """Run a validation of `value` within the bounds of G10: its depth checked first
+    (`too_deep`), a budget of keyword evaluations sized for it (past it: `schema`,
+    keyword `complexity`), and a stack overflow on a pathological schema reported as
+    `too_deep`. Nothing escapes as an exception but `Reject`."""
     import referencing.exceptions
 
+    nodes = measure(value)
     try:
-        return bool(call.validator.is_valid(value))
+        with spending(nodes):
+            yield
     except RecursionError:
+        raise too_deep() from None
+    except BudgetExceeded:
+        raise Reject("schema", (("", "complexity", "is too costly to check against the "
+                                                   "schema"),)) from None
+    except referencing.exceptions.Unresolvable:
+        # The schema check resolved every reference when the tools were given; fail
+        # closed should a dynamic reference still miss.
+        raise Reject("schema", (("", "$ref", "cannot be checked against the schema"),)
+                     ) from None
+
+
+def is_valid(call: Call, value: Any) -> bool:
+    """Whether `value` is an object that validates; raises `Reject` past a bound."""
+    if not isinstance(value, dict):
         return False
-    except referencing.exceptions.Unresolvable as error:
-        raise SchemaError(f"tool {call.tool!r}: the parameters schema has an unresolvable "
-                          f"$ref ({error})") from None
+    with validating(value):
+        return bool(call.validator.is_valid(value))
 
 
 def has_glm_token(text: str) -> bool:

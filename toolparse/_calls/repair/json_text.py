@@ -3,31 +3,35 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolparse._json import NOT_JSON, DuplicateKey, loads_strict, strict_json
+from toolparse._json import NOT_JSON, DuplicateKey, TooDeep, loads_strict, strict_json
 from toolparse._calls.repair.base import (
     GLM_KEY_CLOSE, GLM_KEY_OPEN, GLM_VALUE_CLOSE, GLM_VALUE_OPEN, MAX_DEPTH,
-    MAX_JSON_REPAIR_CHARS, Call, Reason, Reject, has_glm_token,
+    MAX_JSON_REPAIR_CHARS, Call, Reason, Reject, has_glm_token, member_pointer, too_deep,
 )
-from toolparse._calls.values import type_arguments
+from toolparse._calls.values import too_deep_names, type_arguments
 
 # --- Rule 1: strict parse ---------------------------------------------------------------
 
 def strict_parse(text: str) -> Any:
     """Precondition: `text` is the raw argument text. Returns its JSON value, or NOT_JSON.
 
-    Strict JSON: NaN and Infinity are not JSON (NOT_JSON, so syntax repair sees them and
-    refuses); a duplicate key rejects the call at once (`duplicate_key`): no rule may
-    pick which of two values the model meant.
+    Strict JSON: NaN, Infinity and numbers too large for a float (`1e999`) are not JSON
+    (NOT_JSON, so syntax repair sees them and refuses); a duplicate key rejects the call
+    at once (`duplicate_key`): no rule may pick which of two values the model meant;
+    nesting deeper than `MAX_DEPTH` rejects it as `too_deep`.
     """
     try:
         return loads_strict(text)
     except DuplicateKey:
         raise Reject("duplicate_key", (("", "duplicate_key",
                                          "an object repeats a property name"),)) from None
+    except TooDeep:
+        raise too_deep() from None
 
 
 # --- Rule 2a: GLM key/value pairs -------------------------------------------------------
@@ -93,6 +97,9 @@ def decode_glm_pairs(text: str, call: Call) -> dict[str, Any] | None:
         seen.add(key)
         pairs.append((key, match.group(2), None, False))
         pos = match.end()
+    deep = too_deep_names(pairs, call.schema)
+    if deep:
+        raise too_deep(member_pointer(call, "", deep[0]))
     arguments, _ = type_arguments(pairs, call.schema)
     return arguments
 
@@ -108,6 +115,7 @@ _TOKEN = re.compile(r"""
   | (?P<bare>(?:[^ \t\r\n{}\[\],:"'/]|/(?![/*]))+)
 """, re.VERBOSE | re.DOTALL)
 _NON_JSON_WORDS = frozenset({"NaN", "Infinity", "-Infinity", "+Infinity"})
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n",
                    "r": "\r", "t": "\t", "'": "'"}
 _ESCAPE = re.compile(r"\\(u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
@@ -217,6 +225,8 @@ def _walk(lexemes: list[_Lexeme], scan: JsonScan) -> None:
             continue
         if kind == "bare" and lexeme in _NON_JSON_WORDS:
             raise _Unbalanced("invalid_json", "NaN and Infinity are not JSON")
+        if kind == "bare" and _JSON_NUMBER.fullmatch(lexeme) and math.isinf(float(lexeme)):
+            raise _Unbalanced("invalid_json", "a number is too large to be a finite number")
         value = _decode_quoted(lexeme) if kind in ("dq", "sq") else lexeme
         if following == ":" and stack and stack[-1][0] == "{":
             if value in stack[-1][1]:
@@ -233,7 +243,7 @@ def _punctuation(lexeme: str, following: str, stack: list[tuple[str, set[str]]],
                  scan: JsonScan, span: tuple[int, int]) -> None:
     if lexeme in "{[":
         if len(stack) >= MAX_DEPTH:
-            raise _Unbalanced("invalid_json", "nested too deeply")
+            raise _Unbalanced("too_deep", f"nested deeper than {MAX_DEPTH} levels")
         stack.append((lexeme, set()))
         scan.tokens.append((lexeme, None))
     elif lexeme in "}]":
@@ -324,6 +334,8 @@ def repair_json_syntax(text: str, call: Call) -> dict[str, Any]:
     except DuplicateKey:
         raise Reject("duplicate_key", (("", "duplicate_key",
                                          "an object repeats a property name"),)) from None
+    except TooDeep:
+        raise too_deep() from None
     if value is NOT_JSON:
         if len(fixed) > MAX_JSON_REPAIR_CHARS:
             raise Reject("invalid_json", (("", "invalid_json", "the arguments are not valid "

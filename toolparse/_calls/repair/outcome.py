@@ -6,7 +6,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from toolparse._calls.repair.base import ErrorEntry, Reason, Status, name_list, quote
+from toolparse._calls.repair.base import (
+    MAX_DEPTH, ErrorEntry, Reason, Status, name_list, quote, too_deep_hint,
+)
 
 # --- The outcome ------------------------------------------------------------------------
 
@@ -50,9 +52,25 @@ class RepairOutcome:
                    hint=f"There is no tool named {quote(name)}{listed}.")
 
     @classmethod
+    def too_deep(cls, name: str, pointers: Iterable[str], text: str | None = None
+                 ) -> RepairOutcome:
+        """The outcome for a call whose values at `pointers` nest deeper than
+        `MAX_DEPTH` levels where the schema wants JSON there (SPEC G10)."""
+        return cls(status="rejected", arguments=None, text=text, reason="too_deep",
+                   errors=tuple((pointer, "too_deep", f"nested deeper than {MAX_DEPTH} levels")
+                                for pointer in pointers),
+                   hint=too_deep_hint(name))
+
+    @classmethod
     def invalid_body(cls, text: str, reason: Reason) -> RepairOutcome:
         """The outcome for a JSON invoke body that is not one JSON object, with no
-        schema to repair it by (SPEC 3.1): `invalid_json` or `not_object`."""
+        schema to repair it by (SPEC 3.1): `invalid_json`, `not_object`, or `too_deep`
+        (nested deeper than strict JSON reads)."""
+        if reason == "too_deep":
+            return cls(status="rejected", arguments=None, text=text, reason=reason,
+                       errors=(("", reason, f"nested deeper than {MAX_DEPTH} levels"),),
+                       hint=f"The arguments text is nested more than {MAX_DEPTH} levels "
+                            f"deep; write the arguments as one flatter JSON object.")
         what = ("is not valid JSON" if reason == "invalid_json"
                 else "is valid JSON but not an object")
         return cls(status="rejected", arguments=None, text=text, reason=reason,

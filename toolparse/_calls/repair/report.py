@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from toolparse._calls.repair.base import (
-    MAX_ERRORS, Call, ErrorEntry, Reason, has_glm_token, name_list, quote,
+    MAX_ERRORS, Call, ErrorEntry, Reason, has_glm_token, name_list, quote, too_deep_hint,
+    validating,
 )
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ _FIXED_MESSAGES = {
     "enum": "is not one of the allowed values",
     "const": "is not the required value",
     "pattern": "does not match the required pattern",
+    "patternProperties": "has a property name that cannot be checked against the patterns",
     "uniqueItems": "has repeated items",
     "anyOf": "does not match any of the allowed forms",
     "oneOf": "does not match exactly one of the allowed forms",
@@ -89,7 +91,7 @@ def schema_errors(call: Call, value: Any) -> tuple[tuple[ErrorEntry, ...], dict[
         return (("", "type", "the arguments must be a JSON object"),), {}
     found: dict[ErrorEntry, None] = {}
     defined: dict[str, list[str]] = {}
-    try:
+    with validating(value):   # may raise Reject (too_deep, complexity)
         for error in call.validator.iter_errors(value):
             for entry in _describe(error):
                 found[entry] = None
@@ -100,8 +102,6 @@ def schema_errors(call: Call, value: Any) -> tuple[tuple[ErrorEntry, ...], dict[
                     properties if isinstance(properties, dict) else ()))
             if len(found) >= MAX_ERRORS:
                 break
-    except RecursionError:
-        found[("", "depth", "nested too deeply to validate")] = None
     return tuple(found)[:MAX_ERRORS], defined
 
 
@@ -137,6 +137,8 @@ def hint_for(call: Call, reason: Reason, errors: tuple[ErrorEntry, ...],
     if reason == "invalid_json":
         return (f"The arguments for {tool} are not valid JSON; call it again with the "
                 f"arguments as exactly one JSON object and nothing around it.")
+    if reason == "too_deep":
+        return too_deep_hint(call.tool)
     if reason == "duplicate_key":
         return (f"The arguments for {tool} give the same property more than once; call it "
                 f"again with each property given once.")

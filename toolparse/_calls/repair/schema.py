@@ -8,9 +8,11 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolparse._errors import SchemaError
+from toolparse._errors import ConfigTypeError, SchemaError
 from toolparse._calls.repair.base import VALIDATOR_CACHE_SIZE
-from toolparse._calls.values import resolve_local_ref, schema_types
+from toolparse._calls.repair.keywords import bounded_validator_class
+from toolparse._calls.repair.safety import check_document_depth, check_schema_safety
+from toolparse._calls.values import schema_types
 
 if TYPE_CHECKING:
     import jsonschema.protocols
@@ -28,14 +30,19 @@ def _schema_pointer(path: Iterable[Any]) -> str:
 def validator_for_schema(schema: Any, tool: str) -> jsonschema.protocols.Validator:
     """A validator for `schema` (the draft it declares, default 2020-12), built once.
 
-    Raises `SchemaError` naming the tool when the schema is not JSON or not valid.
+    Raises `SchemaError` naming the tool when the schema is not JSON, not valid, or
+    not safe (`safety`: a reference outside the definition or to nothing, a reference
+    cycle, a pattern RE2 cannot run, nesting past the limit). The validator resolves
+    references in a registry holding only this definition, and retrieves nothing.
     """
     if not isinstance(schema, Mapping):
         raise SchemaError(f"tool {tool!r}: the parameters schema must be a JSON object, "
                           f"got {type(schema).__name__}")
+    check_document_depth(schema, tool)
     try:
-        key = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    except (TypeError, ValueError) as error:
+        key = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                         allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as error:
         raise SchemaError(f"tool {tool!r}: the parameters schema is not JSON ({error})") from None
     with _validators_lock:
         cached = _validators.get(key)
@@ -45,21 +52,7 @@ def validator_for_schema(schema: Any, tool: str) -> jsonschema.protocols.Validat
     # A copy in the caller's key order (hints list properties as declared); later changes
     # to the caller's dict cannot reach the cache.
     own_copy = json.loads(json.dumps(schema, ensure_ascii=False))
-    import jsonschema
-    from jsonschema.validators import validator_for
-
-    cls = validator_for(own_copy, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(own_copy)
-    except jsonschema.exceptions.SchemaError as error:
-        where = _schema_pointer(error.absolute_path) or "/"
-        raise SchemaError(f"tool {tool!r}: invalid parameters schema at {where}: "
-                          f"{error.message}") from None
-    broken = _broken_local_ref(own_copy)
-    if broken is not None:
-        raise SchemaError(f"tool {tool!r}: invalid parameters schema: $ref {broken!r} points "
-                          f"at nothing")
-    validator = cls(own_copy)
+    validator = _build(own_copy, tool)
     with _validators_lock:
         _validators[key] = validator
         _validators.move_to_end(key)
@@ -68,31 +61,33 @@ def validator_for_schema(schema: Any, tool: str) -> jsonschema.protocols.Validat
     return validator
 
 
-_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples"})
+def _build(schema: dict[str, Any], tool: str) -> jsonschema.protocols.Validator:
+    import jsonschema
+    import referencing.jsonschema
+    from jsonschema.validators import validator_for
 
-
-def _broken_local_ref(schema: Any) -> str | None:
-    """The first local `$ref` (`#/...`) that resolves to nothing, if the schema has no
-    nested `$id` (which would move the base); other references are checked when used."""
-    refs: list[str] = []
-    stack: list[tuple[Any, bool]] = [(schema, True)]
-    while stack:
-        node, is_root = stack.pop()
-        if isinstance(node, dict):
-            if not is_root and ("$id" in node or "id" in node) and isinstance(
-                    node.get("$id", node.get("id")), str):
-                return None
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/"):
-                refs.append(ref)
-            stack.extend((child, False) for key, child in node.items()
-                         if key not in _DATA_KEYWORDS)
-        elif isinstance(node, list):
-            stack.extend((child, False) for child in node)
-    for ref in refs:
-        if resolve_local_ref({"$ref": ref}, schema) == {"$ref": ref}:
-            return ref
-    return None
+    declared = schema.get("$schema")
+    unknown: Any = None
+    base: Any = validator_for(schema, default=unknown)
+    if base is None:
+        if declared is not None:
+            raise SchemaError(f"tool {tool!r}: the $schema {declared!r} names no JSON Schema "
+                              f"draft jsonschema knows")
+        base = jsonschema.Draft202012Validator
+    try:
+        base.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as error:
+        where = _schema_pointer(error.absolute_path) or "/"
+        raise SchemaError(f"tool {tool!r}: invalid parameters schema at {where}: "
+                          f"{error.message}") from None
+    except RecursionError:
+        raise SchemaError(f"tool {tool!r}: the parameters schema is nested too deeply to "
+                          f"check") from None
+    specification = referencing.jsonschema.specification_with(base.META_SCHEMA["$schema"])
+    registry = check_schema_safety(schema, tool, specification)
+    validator: jsonschema.protocols.Validator = bounded_validator_class(base)(
+        schema, registry=registry)
+    return validator
 
 
 def _empty_parameters() -> dict[str, Any]:
@@ -100,30 +95,51 @@ def _empty_parameters() -> dict[str, Any]:
     return {"type": "object", "properties": {}, "additionalProperties": False}
 
 
-def check_tools(tools: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def _as_mapping(tool: Any, where: str) -> Mapping[str, Any]:
+    """A definition as a mapping: itself, or what its `model_dump()` gives (the openai
+    SDK's pydantic tool objects)."""
+    if isinstance(tool, Mapping):
+        return tool
+    dump = getattr(tool, "model_dump", None)
+    if not callable(dump):
+        raise SchemaError(f"{where}: a tool definition must be a mapping or an object with "
+                          f"model_dump(), got {type(tool).__name__}")
+    try:
+        dumped = dump()
+    except Exception as error:  # the caller's object: say which and why, as a SchemaError
+        raise SchemaError(f"{where}: model_dump() of the {type(tool).__name__} failed "
+                          f"({type(error).__name__}: {error})") from None
+    if not isinstance(dumped, Mapping):
+        raise SchemaError(f"{where}: model_dump() of the {type(tool).__name__} gave a "
+                          f"{type(dumped).__name__}, not a mapping")
+    return dumped
+
+
+def check_tools(tools: Iterable[Any]) -> dict[str, Any]:
     """Validate tool definitions up front; returns {name: parameters schema}.
 
     Takes OpenAI-style definitions (`{"type": "function", "function": {"name",
-    "parameters"}}`) or `{"name", "parameters"}` dicts. A definition without
-    `parameters` takes no arguments (an empty object). Raises `SchemaError` naming the
-    tool for a malformed definition, an invalid schema, a schema that cannot describe an
-    object, or a duplicate name.
+    "parameters"}}`) or `{"name", "parameters"}` dicts, or objects with `model_dump()`
+    giving either (openai SDK tool objects), in any iterable, read once. A definition
+    without `parameters` (or with `parameters: None`) takes no arguments. Raises
+    `ConfigTypeError` when `tools` is not a collection of definitions (a string, one
+    mapping, a number), and `SchemaError` naming the tool for a malformed definition,
+    an invalid or unsafe schema (SPEC 6.1), a schema that cannot describe an object,
+    or a duplicate name.
     """
     if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Iterable):
-        raise SchemaError(f"tools: expected a list of tool definitions, got {type(tools).__name__}")
+        what = "one mapping" if isinstance(tools, Mapping) else type(tools).__name__
+        raise ConfigTypeError(f"tools must be a list of tool definitions, not {what}")
     schemas: dict[str, Any] = {}
-    for index, tool in enumerate(tools):
+    for index, item in enumerate(tools):
         where = f"tool #{index}"
-        if not isinstance(tool, Mapping):
-            raise SchemaError(f"{where}: a tool definition must be a mapping, "
-                              f"got {type(tool).__name__}")
+        tool = _as_mapping(item, where)
         definition: Any = tool
+        kind = tool.get("type", "function")
+        if kind != "function":
+            raise SchemaError(f"{where}: unsupported tool type {kind!r} (only 'function')")
         if "function" in tool:
-            if tool.get("type", "function") != "function":
-                raise SchemaError(f"{where}: unsupported tool type {tool.get('type')!r}")
-            definition = tool["function"]
-            if not isinstance(definition, Mapping):
-                raise SchemaError(f"{where}: 'function' must be a mapping")
+            definition = _as_mapping(tool["function"], f"{where}: 'function'")
         name = definition.get("name")
         if not isinstance(name, str) or not name:
             raise SchemaError(f"{where}: a tool definition needs a non-empty string 'name'")
