@@ -273,3 +273,13 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     reader.stdout.close()
     assert reader.wait(timeout=60) == 0
     assert reader.stderr.read() == b""
+
+
+def test_a_binary_grammar_is_bad_use_in_one_line(capsys, tmp_path: Path) -> None:
+    grammar = tmp_path / "binary.lark"
+    grammar.write_bytes(b"\x00\xff\xfe not a grammar")
+    source = tmp_path / "a.txt"
+    source.write_text("hello", encoding="utf-8")
+    status, out, err = run(capsys, "parse", str(source), "--grammar", str(grammar))
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "not UTF-8" in err and "Traceback" not in err

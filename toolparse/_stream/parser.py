@@ -47,7 +47,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Final, NoReturn
 
-from toolparse._calls import build_calls, make_policy
+from toolparse._calls import RepairOption, ToolDefinitions, build_calls, make_policy
 from toolparse._dialect import Dialect, resolve_dialect
 from toolparse._errors import (
     ChunkTypeError,
@@ -106,7 +106,8 @@ class StreamParser:
 
     def __init__(self, dialect: str | Dialect = "deepseek", *,
                  max_capture: int = DEFAULT_MAX_CAPTURE,
-                 tools: Any = None, model: str | None = None, repair: Any = None,
+                 tools: ToolDefinitions | None = None, model: str | None = None,
+                 repair: RepairOption | None = None,
                  id_factory: Callable[[], str] | None = None) -> None:
         _check_max_capture(max_capture)
         if id_factory is not None and not callable(id_factory):
@@ -383,8 +384,8 @@ def _checked_ids(factory: Callable[[], str]) -> Callable[[], str]:
 
 
 def parse(text: str, dialect: str | Dialect = "deepseek", *,
-          max_capture: int = DEFAULT_MAX_CAPTURE, tools: Any = None,
-          model: str | None = None, repair: Any = None,
+          max_capture: int = DEFAULT_MAX_CAPTURE, tools: ToolDefinitions | None = None,
+          model: str | None = None, repair: RepairOption | None = None,
           id_factory: Callable[[], str] | None = None) -> ParseResult:
     """Parse a whole text at once; the same events as streaming it (SPEC G2)."""
     if not isinstance(text, str):
