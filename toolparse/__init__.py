@@ -20,11 +20,24 @@ from toolparse._errors import (
     UnknownDialectError,
 )
 from toolparse._dialect import Dialect
-from toolparse._events import BlockFailure, Event, ParseResult, Text, ToolCall, ToolCallBlock
+from toolparse._events import (
+    ArgumentsDelta,
+    BlockFailure,
+    CallsAborted,
+    CallStarted,
+    Event,
+    ParseResult,
+    Text,
+    ToolCall,
+    ToolCallBlock,
+)
 from toolparse._stream import DEFAULT_MAX_CAPTURE, StreamParser, parse
 
 __all__ = [
+    "ArgumentsDelta",
     "BlockFailure",
+    "CallStarted",
+    "CallsAborted",
     "DEFAULT_MAX_CAPTURE",
     "Dialect",
     "ChunkTypeError",

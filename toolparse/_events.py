@@ -21,7 +21,8 @@ from toolparse._errors import RejectedCallError
 if TYPE_CHECKING:
     from toolparse._calls.repair import RepairOutcome
 
-__all__ = ["BlockFailure", "CallStatus", "Event", "ParseResult", "Text", "ToolCall",
+__all__ = ["ArgumentsDelta", "BlockFailure", "CallStarted", "CallStatus", "CallsAborted",
+           "Event", "IncrementalEvent", "ParseResult", "StreamEvent", "Text", "ToolCall",
            "ToolCallBlock", "new_call_id"]
 
 CallStatus = Literal["unchecked", "valid", "repaired", "rejected"]
@@ -191,6 +192,52 @@ class ToolCallBlock:
 
 
 Event = Text | ToolCallBlock
+
+
+# ---- incremental events (SPEC 7; opt-in with StreamParser(incremental=True)) -------------
+#
+# Provisional news about calls still arriving, for clients that show progress or speak
+# OpenAI's streaming tool-call deltas. They carry no input text: joining Text and
+# ToolCallBlock events alone still gives the input back (G1).
+
+@dataclass(frozen=True, slots=True)
+class CallStarted:
+    """An invoke's opening tag is complete, with its name, in a block outside code."""
+
+    index: int
+    """The call's number in the stream, from 0 (the same in its ArgumentsDelta events)."""
+    id: str
+    """The id the call will have in its ToolCallBlock."""
+    name: str
+    """The tool name."""
+    block_start: int
+    """Stream offset of the first character of the call's block."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentsDelta:
+    """A piece of a started call's arguments JSON. The pieces of one call concatenate
+    to exactly its final `arguments_json`."""
+
+    index: int
+    """The call it belongs to (`CallStarted.index`)."""
+    text: str
+    """The next piece of the arguments JSON text."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallsAborted:
+    """The block of these started calls failed: none of them runs. The failed block's
+    text follows, as a Text with the same failure."""
+
+    indexes: tuple[int, ...]
+    """The calls of the block that had started, in order."""
+    failure: BlockFailure
+    """Why and where the block failed."""
+
+
+IncrementalEvent = CallStarted | ArgumentsDelta | CallsAborted
+StreamEvent = Event | IncrementalEvent
 
 
 @dataclass(frozen=True, slots=True)
