@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 from toolparse._errors import ConfigTypeError
 from toolparse._events import CallStatus, ToolCall, new_call_id
 from toolparse._json import NOT_JSON, DuplicateKey, TooDeep, loads_strict
-from toolparse._dialect.transform import RawCall
+from toolparse._dialect.build import RawCall
 from toolparse._calls.values import too_deep_names, type_arguments
 
 if TYPE_CHECKING:
@@ -106,19 +106,24 @@ def _as_tuples(rc: RawCall) -> list[tuple[str, str, bool | None, bool]]:
 
 def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
                 policy: CallPolicy | None,
-                new_id: Callable[[], str] = new_call_id) -> tuple[ToolCall, ...]:
+                new_id: Callable[[], str] = new_call_id,
+                typing: str = "attribute") -> tuple[ToolCall, ...]:
     """The ToolCalls of one block whose source text `raw` starts at offset `start`.
 
     Without tools: SPEC 3 typing, status `unchecked` (a JSON body that is not one JSON
     object: `rejected`). With tools: schema typing, then `repair_tool_call`; a tool
     that was not given is `rejected` (`unknown_tool`). A rejected call keeps its typed
-    arguments, so it can be shown and explained.
+    arguments, so it can be shown and explained. `typing` is the dialect's (SPEC 5.1):
+    `attribute` reads values as SPEC 3 says; `schema` leaves every value the schema does
+    not type as its text; `json` calls carry their arguments as JSON text.
     """
-    return tuple(_build_call(rc, raw[rc.start - start:rc.end - start], policy, new_id())
+    guess = typing == "attribute"
+    return tuple(_build_call(rc, raw[rc.start - start:rc.end - start], policy, new_id(), guess)
                  for rc in raw_calls)
 
 
-def _build_call(rc: RawCall, raw: str, policy: CallPolicy | None, call_id: str) -> ToolCall:
+def _build_call(rc: RawCall, raw: str, policy: CallPolicy | None, call_id: str,
+                guess: bool = True) -> ToolCall:
     schema = policy.schemas.get(rc.name) if policy is not None else None
     json_errors: tuple[str, ...] = ()
     status: CallStatus = "unchecked"
@@ -130,7 +135,7 @@ def _build_call(rc: RawCall, raw: str, policy: CallPolicy | None, call_id: str) 
             status = outcome.status
     else:
         params = _as_tuples(rc)
-        arguments, json_errors = type_arguments(params, schema)
+        arguments, json_errors = type_arguments(params, schema, guess=guess)
         if schema is not None:
             deep = too_deep_names(params, schema)
     if policy is not None:

@@ -170,7 +170,7 @@ def admits(types: frozenset[str] | None, value: Any) -> bool:
 
 
 def type_by_schema(text: str, *, string_attr: bool | None, cdata_only: bool, schema: Any,
-                   root: Any = None) -> tuple[Any, bool]:
+                   root: Any = None, guess: bool = True) -> tuple[Any, bool]:
     """Type one value against its property schema (SPEC 6); returns (value, json_error).
 
     - `string="true"` always gives the text.
@@ -184,13 +184,15 @@ def type_by_schema(text: str, *, string_attr: bool | None, cdata_only: bool, sch
       decoded when it is exactly a JSON value of an admitted type; anything else falls
       back to SPEC 3, and validation reports the mismatch.
 
-    `root` is the whole parameters schema, for local `$ref`s.
+    `root` is the whole parameters schema, for local `$ref`s. `guess=False` (a dialect
+    with `typing=schema`, SPEC 5.1): where the schema does not decide, the text.
     """
     if string_attr:
         return text, False
     types = schema_types(schema, root) if schema is not None else None
     if types is None:
-        return type_value(text, string_attr=string_attr, cdata_only=cdata_only)
+        return type_value(text, string_attr=string_attr, cdata_only=cdata_only) if guess \
+            else (text, False)
     if string_attr is False:
         value = strict_json(text)
         if value is NOT_JSON:
@@ -203,7 +205,7 @@ def type_by_schema(text: str, *, string_attr: bool | None, cdata_only: bool, sch
     value = strict_json(text)
     if value is not NOT_JSON and not isinstance(value, str) and admits(types, value):
         return value, False
-    return type_value(text, string_attr=None, cdata_only=cdata_only)
+    return type_value(text, string_attr=None, cdata_only=cdata_only) if guess else (text, False)
 
 
 def member_schema(object_schema: Any, key: str, root: Any = None) -> Any:
@@ -254,14 +256,16 @@ def item_schema(array_schema: Any, index: int, root: Any = None) -> Any:
 
 
 def type_arguments(params: Sequence[tuple[str, str, bool | None, bool]],
-                   parameters_schema: Any) -> tuple[dict[str, Any], tuple[str, ...]]:
+                   parameters_schema: Any, *, guess: bool = True
+                   ) -> tuple[dict[str, Any], tuple[str, ...]]:
     """Type a call's XML parameters, in document order; returns (arguments, json_errors).
 
     A repeated name gives a list, in order; when the property is an array, its items are
     typed by the array's item schemas, else each by the property's own schema.
     `json_errors` names the parameters whose `string="false"` text was not JSON, in the
     document order of those texts, each name once. With `parameters_schema=None` this is
-    exactly SPEC 3's typing.
+    exactly SPEC 3's typing; `guess=False` (`typing=schema`, SPEC 5.1) keeps every value
+    the schema does not type as its text.
     """
     counts: dict[str, int] = {}
     for name, _, _, _ in params:
@@ -280,11 +284,12 @@ def type_arguments(params: Sequence[tuple[str, str, bool | None, bool]],
         typed_so_far = values.setdefault(name, [])
         sub = item_schema(prop, len(typed_so_far), parameters_schema) if as_array else prop
         if sub is None:
-            value, json_error = type_value(text, string_attr=string_attr, cdata_only=cdata_only)
+            value, json_error = (type_value(text, string_attr=string_attr, cdata_only=cdata_only)
+                                 if guess else (text, False))
         else:
             value, json_error = type_by_schema(text, string_attr=string_attr,
                                                cdata_only=cdata_only, schema=sub,
-                                               root=parameters_schema)
+                                               root=parameters_schema, guess=guess)
         if json_error:
             flagged[name] = None
         typed_so_far.append(value)

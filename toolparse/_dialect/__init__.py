@@ -1,15 +1,18 @@
-"""Dialects: tool-call grammar files, loaded and compiled for the stream engine.
+"""Dialects: tool-call grammar files, compiled for the stream engine.
 
-- `dialect`: the `Dialect` a grammar file becomes.
-- `loader`: reading a grammar file (bundled or the user's), with the checks the engine
-  needs; the registry of bundled dialects.
+- `dialect`: the public `Dialect` (one grammar file, or every bundled one for `auto`).
+- `loader`: reading a grammar file, with the checks the engine needs; the registry.
+- `header`: the `//! toolparse:` header (typing, value edges).
+- `grammar`: a grammar file compiled: its table, terminals, openers, roles, builders.
+- `table`: Lark's LALR table as dictionaries, and the driver that steps it.
+- `lexer`: the terminals compiled for streaming, one pattern per parser state.
+- `roles`: what each terminal does in a block, read from the rules.
 - `openers`: where a block can start, as one search pattern.
-- `lexer`: the grammar's terminals compiled for streaming, tried per parser state.
-- `transform`: the Lark Transformer that builds calls from the parsed markup.
-- `values`: parameter values as SPEC 3 reads them (entities, CDATA, edges).
+- `build`: what each rule the engine knows builds (calls, arguments, values).
+- `values`: parameter values as a dialect reads them (entities, CDATA, edges).
 """
 
 from toolparse._dialect.dialect import Dialect
-from toolparse._dialect.loader import bundled_dialects, resolve_dialect
+from toolparse._dialect.loader import AUTO, bundled_dialects, resolve_dialect
 
-__all__ = ["Dialect", "bundled_dialects", "resolve_dialect"]
+__all__ = ["AUTO", "Dialect", "bundled_dialects", "resolve_dialect"]

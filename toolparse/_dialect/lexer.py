@@ -1,25 +1,27 @@
-"""A chunk-aware lexer over Lark terminals.
+"""A chunk-aware lexer over Lark terminals, one compiled pattern per parser state.
 
 Lark's own lexer cannot stream: it lexes only the text it is given and would read the
-end of a chunk (`<tool_`) as something else. This lexer matches one terminal at a time
-and can say "not yet": the end of the text could still become a match.
+end of a chunk (`<tool_`) as something else. This lexer matches one token at a time in
+the parser state's candidates (the terminals the parser takes there, then the %ignore
+ones, in Lark's order: priority, then longest pattern, then name), all in one compiled
+alternation, so a token costs one `re` match at C speed. The first alternative that
+matches wins, as in Lark.
 
 Terminals are of two kinds (see the header of grammars/deepseek.lark):
 
 * A **run** is one character class repeated (`[^<]+`, `\\s+`). Any piece of a run is a
-  run, so a run that reaches the end of the available text is cut there and the rest
-  arrives as another token of the same type. Runs never wait for more input.
+  run, so a run that reaches the end of the text is a token, and the next chunk may go
+  on with more of it (`continues`): a value arriving in small chunks costs an append per
+  chunk, not a match.
 * An **atom** is everything else (a tag, `<![CDATA[`, `]]>`). It must arrive whole and
-  is at most `MAX_ATOM` characters long: a longer one does not match. While the text
-  ends inside what could still become an atom, the lexer answers NEED_MORE.
+  is at most `MAX_ATOM` characters long: a longer one does not match.
 
-Candidates are tried in Lark's order (priority, then longest pattern, then name); the
-first that matches wins, and an earlier candidate that could still match stops the
-search (NEED_MORE), so a later, shorter one never steals its text.
-
-Cost: a full match is one `re` call per candidate tried. A partial match (the `regex`
-module's `partial=True`) is attempted only when fewer than MAX_ATOM characters remain,
-so re-trying a held atom costs at most MAX_ATOM per chunk.
+"Not yet" (`NEED_MORE`): the text ends where a candidate could still match (no
+alternative matched, but one is a prefix of a match), or where an earlier alternative
+could still match and would beat the one that did (`</para` at the end of a value
+could still be `</parameter>`, which beats `<`). Both are decided by stepping the
+candidates' automata (`_syntax.dfa`) over at most `MAX_ATOM` characters; a terminal
+with a lookahead is asked with the `regex` module's partial matching instead.
 """
 
 from __future__ import annotations
@@ -31,23 +33,25 @@ from typing import Final
 
 import regex
 
+from toolparse._syntax.dfa import DFA, dfa_for
 from toolparse._syntax.regexp import first_chars, partial_pattern
 
-__all__ = ["MAX_ATOM", "NEED_MORE", "RUN_HOLD", "StateLexer", "TerminalSpec", "match_terminal"]
+__all__ = ["MAX_ATOM", "NEED_MORE", "StateLexer", "TerminalSpec", "next_token"]
 
 MAX_ATOM: Final = 1024
 """The longest an atom (a tag, a marker) may be. A longer one does not match."""
 
-RUN_HOLD: Final = 256
-"""A run that reaches the end of a chunk inside a block waits for the next chunk while
-it is shorter than this, so that a value arriving in small chunks costs one token, not
-one per chunk. (The block is not emitted before it ends, so this delays nothing.)"""
-
 NEED_MORE: Final = -1
-"""`match_terminal` result: the text ends where a candidate could still match."""
+"""`next_token` result: the text ends where a token could still be arriving."""
 
 # A run: one character class (or class escape) repeated one or more times.
 _RUN_SHAPE = re.compile(r"(?:\[(?:\\.|[^\]\\])+\]|\\[sSdDwW]|\\.|[^\\\[\](){}|.*+?^$])\+")
+# A run whose class is a negated set of at most a few literal characters: `[^<]+`.
+_NEGATED_RUN = re.compile(r"\[\^((?:\\.|[^\]\\]){1,4})\]\+")
+_NAMED_GROUP = re.compile(r"\(\?P<([A-Za-z_][A-Za-z0-9_]*)>")
+_MISSING = object()
+_DFAS: dict[str, object] = {}
+"""Terminal pattern -> its automaton (or None), once per process."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +68,35 @@ class TerminalSpec:
     sort_key: tuple[int, int, int, str]
     starts: frozenset[str] | None = field(default=None)
     """The characters a match can start with; None when it could be almost any."""
+    stops: str | None = None
+    """For a run of a negated class (`[^<]+`): the characters that end it."""
+    has_name: bool = False
+    """The pattern has a `(?P<name>...)` group (a tag that carries a name, SPEC 5.1)."""
 
     @property
     def partial(self) -> regex.Pattern[str]:
         """The pattern in the `regex` engine, which can report a partial match.
-        Compiled on first use: most terminals never need it, and `regex` compiles
-        slowly (tens of milliseconds for a grammar), which start-up would pay."""
+        Compiled on first use: `regex` compiles slowly."""
         return partial_pattern(self.full.pattern)
+
+    @property
+    def dfa(self) -> DFA | None:
+        """The pattern's automaton, or None (a lookahead, or one interegular cannot read)."""
+        found = _DFAS.get(self.full.pattern, _MISSING)
+        if found is _MISSING:
+            found = None if self.has_lookahead else dfa_for(self.full.pattern)
+            _DFAS[self.full.pattern] = found
+        return found  # type: ignore[return-value]
+
+    def continues(self, chunk: str) -> bool:
+        """For a run: whether all of `chunk` is more of it."""
+        stops = self.stops
+        if stops is not None:
+            for stop in stops:
+                if stop in chunk:
+                    return False
+            return True
+        return self.full.fullmatch(chunk) is not None
 
     @classmethod
     def compile(cls, name: str, pattern: str, flags: Collection[str], priority: int,
@@ -80,69 +106,139 @@ class TerminalSpec:
         unwrapped = pattern
         while unwrapped.startswith("(?:") and unwrapped.endswith(")"):
             unwrapped = unwrapped[3:-1]
+        is_run = _RUN_SHAPE.fullmatch(unwrapped) is not None
+        negated = _NEGATED_RUN.fullmatch(unwrapped) if is_run and not inline_flags else None
+        stops = _unescape_class(negated.group(1)) if negated is not None else None
         return cls(
             name=name,
             priority=priority,
             pattern=pattern,
-            is_run=_RUN_SHAPE.fullmatch(unwrapped) is not None,
+            is_run=is_run,
             has_lookahead="(?=" in pattern or "(?!" in pattern,
             full=re.compile(source),
             # Lark's own order for a contextual lexer state.
             sort_key=(-priority, -max_width, -len(pattern), name),
             starts=first_chars(source),
+            stops=stops,
+            has_name="(?P<name>" in pattern,
         )
+
+
+def _unescape_class(body: str) -> str | None:
+    chars, i = [], 0
+    while i < len(body):
+        if body[i] == "\\":
+            if i + 1 >= len(body) or body[i + 1].isalnum():
+                return None  # a class escape (\s): not a small literal set
+            chars.append(body[i + 1])
+            i += 2
+        elif body[i] == "-" and 0 < i < len(body) - 1:
+            return None  # a range
+        else:
+            chars.append(body[i])
+            i += 1
+    return "".join(chars)
 
 
 @dataclass(frozen=True, slots=True)
 class StateLexer:
-    """The terminals to try in one parser state, in order, bucketed by the character at
-    the position: most positions need one or two regex calls, not one per terminal."""
+    """The terminals to try in one parser state, as one compiled alternation."""
 
-    by_char: dict[str, tuple[TerminalSpec, ...]]
-    """Candidates when the text at the position is this character."""
-    others: tuple[TerminalSpec, ...]
-    """Candidates for any other character: the terminals that can start with anything."""
+    candidates: tuple[TerminalSpec, ...]
+    master: re.Pattern[str]
+    by_group: tuple[TerminalSpec | None, ...]
+    """Group number -> the candidate whose alternative that group is."""
+    earlier_atoms: dict[str, tuple[TerminalSpec, ...]]
+    """Candidate name -> the atoms before it that could start with one of its first
+    characters (they beat it when they could still match)."""
 
     @classmethod
     def build(cls, ordered: Iterable[TerminalSpec]) -> StateLexer:
-        ordered = tuple(ordered)
-        anywhere = tuple(t for t in ordered if t.starts is None)
-        chars = {c for t in ordered if t.starts is not None for c in t.starts}
-        by_char = {c: tuple(t for t in ordered if t.starts is None or c in t.starts)
-                   for c in chars}
-        return cls(by_char=by_char, others=anywhere)
+        candidates = tuple(ordered)
+        parts: list[str] = []
+        by_group: list[TerminalSpec | None] = [None]
+        for spec in candidates:
+            body = _NAMED_GROUP.sub("(", spec.full.pattern)
+            by_group.append(spec)
+            by_group.extend([None] * re.compile(body).groups)
+            parts.append(f"({body})")
+        master = re.compile("|".join(parts) if parts else r"(?!)")
+        earlier: dict[str, tuple[TerminalSpec, ...]] = {}
+        for n, spec in enumerate(candidates):
+            earlier[spec.name] = tuple(
+                other for other in candidates[:n]
+                if not other.is_run and _may_share_start(other, spec))
+        return cls(candidates, master, tuple(by_group), earlier)
 
 
-def match_terminal(candidates: tuple[TerminalSpec, ...], text: str, pos: int, end: int,
-                   final: bool, first: int = 0) -> tuple[TerminalSpec | None, int, int]:
+def _may_share_start(a: TerminalSpec, b: TerminalSpec) -> bool:
+    return a.starts is None or b.starts is None or bool(a.starts & b.starts)
+
+
+def next_token(lexer: StateLexer, text: str, pos: int, end: int, final: bool
+               ) -> tuple[TerminalSpec | None, int]:
     """Match one token at `text[pos:end]`.
 
-    Returns `(spec, token_end, index)` for a match; `(None, NEED_MORE, index)` when more
-    text could still make candidate `index` match (never when `final`); `(None, pos, -1)`
-    when nothing can match here. `end` is where the usable text stops; `final` says no
-    more will come before it (end of stream, or a capture limit).
-
-    `first` skips candidates already ruled out at this position: one that is not a
-    prefix of a match now never becomes one as text is appended, so a retry after
-    NEED_MORE may start at the candidate that asked for more.
+    Returns `(spec, token_end)` for a token; `(spec, NEED_MORE)` when the text ends
+    where `spec` could still be arriving (never when `final`); `(None, pos)` when
+    nothing can match here. `final` says no more text will come before `end` (the end
+    of the stream, or a capture limit).
     """
-    for index in range(first, len(candidates)):
-        spec = candidates[index]
-        if spec.is_run:
-            m = spec.full.match(text, pos, end)
-            if m is not None:
-                return spec, m.end(), index
+    m = lexer.master.match(text, pos, end)
+    if m is None or m.end() == pos:
+        if not final:
+            arriving = _arriving(lexer.candidates, text, pos, end)
+            if arriving is not None:
+                return arriving, NEED_MORE
+        return None, pos
+    spec = lexer.by_group[m.lastindex or 0]
+    if spec is None:  # pragma: no cover - every alternative is one outer group
+        return None, pos
+    token_end = m.end()
+    if not spec.is_run and token_end - pos > MAX_ATOM:
+        return _bounded(lexer, text, pos, end, final)
+    if not final and end - pos <= MAX_ATOM:
+        if spec.has_lookahead and token_end == end:
+            return spec, NEED_MORE
+        earlier = lexer.earlier_atoms[spec.name]
+        if earlier:
+            beaten = _arriving(earlier, text, pos, end)
+            if beaten is not None:
+                return beaten, NEED_MORE
+    return spec, token_end
+
+
+def _arriving(candidates: Iterable[TerminalSpec], text: str, pos: int, end: int
+              ) -> TerminalSpec | None:
+    """The first candidate that text[pos:end] is a proper prefix of a match of."""
+    if end - pos >= MAX_ATOM:
+        return None
+    first = text[pos] if pos < end else ""
+    for spec in candidates:
+        if spec.is_run or (spec.starts is not None and first and first not in spec.starts):
             continue
-        atom_end = pos + MAX_ATOM
-        m = spec.full.match(text, pos, min(end, atom_end))
-        if m is not None:
-            # An atom with a lookahead that matched right at the end of the available
-            # text may not match once more text arrives: only sure when `final`.
-            if final or m.end() < end or not spec.has_lookahead:
-                return spec, m.end(), index
-            return None, NEED_MORE, index
-        if not final and end < atom_end:
-            p = spec.partial.match(text, pos, end, partial=True)
-            if p is not None and p.partial:
-                return None, NEED_MORE, index
-    return None, pos, -1
+        dfa = spec.dfa
+        if dfa is not None:
+            if dfa.advance(dfa.initial, text[pos:end]) >= 0:
+                return spec
+            continue
+        p = spec.partial.match(text, pos, end, partial=True)
+        if p is not None and p.partial:
+            return spec
+    return None
+
+
+def _bounded(lexer: StateLexer, text: str, pos: int, end: int, final: bool
+             ) -> tuple[TerminalSpec | None, int]:
+    """The slow way, one candidate at a time, for an atom longer than MAX_ATOM (which
+    does not count as that atom): the next candidate that matches within the bound."""
+    for spec in lexer.candidates:
+        limit = end if spec.is_run else min(end, pos + MAX_ATOM)
+        m = spec.full.match(text, pos, limit)
+        if m is not None and m.end() > pos:
+            return spec, m.end()
+        if not final and not spec.is_run and end < pos + MAX_ATOM:
+            if _arriving((spec,), text, pos, end) is not None:
+                return spec, NEED_MORE
+    return None, pos
+

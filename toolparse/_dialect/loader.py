@@ -1,34 +1,51 @@
 """Loading a grammar file into a `Dialect`, with the checks the engine needs.
 
 Loading uses Lark's cache, so a grammar costs a few milliseconds after the first run;
-bundled dialects are also memoised per process. A grammar that does not load, or lacks
-what the engine builds calls from, is a `GrammarError` naming the file, line and rule.
+bundled dialects are also memoised per process. A grammar that does not load is a
+`GrammarError` naming the file, line and rule (Lark's full message is kept for
+conflicts). A grammar that loads must be able to yield a call (SPEC 5): the mistakes
+that would otherwise load silently and then give nothing but text are errors here:
+
+- no `block` rule, no `invoke` rule, or a `block` that can hold no `invoke`;
+- a call with no way to get a name (no `(?P<name>...)` group in its tags, no ATTRIBUTE
+  terminal, no `name` rule, no JSON body) or an argument with no way to get a key;
+- a block-start terminal that does not tell which characters it starts with;
+- a run terminal that can swallow the first character of a tag in the same state
+  (`/[^>]+/` before `</parameter>`);
+- whitespace between a block's opening tag and its first call that no terminal takes
+  (a missing `%ignore WS`).
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from pathlib import Path
+from typing import Any
 
 import lark
 from lark.exceptions import LarkError
 
+from toolparse._dialect.build import CONTRACT_RULES, Builders
 from toolparse._dialect.dialect import Dialect
-from toolparse._dialect.lexer import TerminalSpec
-from toolparse._dialect.roles import block_roles
-from toolparse._dialect.openers import literal_first_char, starts_pattern, with_lookahead
-from toolparse._dialect.transform import BlockTransformer
+from toolparse._dialect.grammar import Grammar
+from toolparse._dialect.header import Header, read_header
+from toolparse._dialect.lexer import StateLexer, TerminalSpec
+from toolparse._dialect.roles import BlockRoles, block_roles, own_name, reachable
+from toolparse._dialect.table import Table, read_table
 from toolparse._errors import GrammarError, UnknownDialectError
 from toolparse._syntax.files import grammars_dir
 
-__all__ = ["bundled_dialects", "load_bundled", "load_file", "resolve_dialect"]
+__all__ = ["AUTO", "bundled_dialects", "load_bundled", "load_file", "resolve_dialect"]
+
+AUTO = "auto"
+"""The name of the dialect that reads every bundled dialect at once (SPEC 5.2)."""
 
 START_RULES = ("block", "orphan_block", "attribute")
-"""Start rules the engine uses; `orphan_block` is optional."""
-
-REQUIRED_RULES = ("block", "invoke", "param", "attribute")
-"""Rules the Transformer builds calls from; a dialect grammar must define them."""
+"""Start rules: `block` and the optional `orphan_block` are what the engine looks for;
+the optional `attribute` keeps the ATTRIBUTE terminal in the grammar (no rule of a block
+uses it: it reads attributes out of a tag's text)."""
 
 _NOT_A_DIALECT = {"markdown"}
 """Grammar files in grammars/ that are not tool-call dialects."""
@@ -43,7 +60,8 @@ def load_file(path: Path, name: str | None = None) -> Dialect:
     except UnicodeDecodeError as e:
         raise GrammarError(f"not a grammar file: it is not UTF-8 text (byte {e.start})",
                            path=str(path)) from None
-    return _load(text, path.resolve(), name or path.stem)
+    grammar = load_grammar(text, path.resolve(), name or path.stem)
+    return Dialect(grammar.name, grammar.path, (grammar,))
 
 
 def load_bundled(name: str) -> Dialect:
@@ -70,80 +88,188 @@ def resolve_dialect(dialect: str | Dialect) -> Dialect:
 @functools.cache
 def _bundled(name: str) -> Dialect:
     available = bundled_dialects()
+    if name == AUTO:
+        grammars = tuple(_bundled(other)._grammars[0] for other in available)
+        return Dialect(AUTO, None, grammars, "every bundled dialect at once, decided per "
+                       "block by its first tags")
     if name not in available:
+        near = difflib.get_close_matches(name.lower(), [*available, AUTO], n=1, cutoff=0.6)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
         raise UnknownDialectError(
-            f"unknown dialect {name!r}; bundled dialects: {', '.join(available) or 'none'}")
+            f"unknown dialect {name!r}{hint} Bundled dialects: "
+            f"{', '.join([*available, AUTO]) or 'none'}")
     path = available[name]
-    return _load(path.read_text(encoding="utf-8"), path, name)
+    grammar = load_grammar(path.read_text(encoding="utf-8"), path, name)
+    return Dialect(name, path, (grammar,))
 
 
-
-def _load(text: str, path: Path, name: str) -> Dialect:
-    starts = list(START_RULES)
-    if not re.search(r"^\s*[?!]?orphan_block\b", text, re.M) and "%import" not in text:
-        starts.remove("orphan_block")
-    transformer = BlockTransformer()
+def load_grammar(text: str, path: Path, name: str) -> Grammar:
+    """Compile one grammar file; raises GrammarError for anything the engine cannot use."""
+    header = read_header(text, str(path))
+    starts = [s for s in START_RULES if s == "block" or re.search(
+        rf"^\s*[?!]?{s}\b", text, re.M) or "%import" in text]
     try:
         parser = lark.Lark(
             text, parser="lalr", lexer="contextual", strict=True, start=starts,
-            transformer=transformer, cache=True, source_path=str(path),
+            cache=True, source_path=str(path),
             import_paths=[str(path.parent), str(grammars_dir())],
         )
     except LarkError as e:
         raise _grammar_error(e, text, path) from e
     except (OSError, ValueError) as e:
         raise GrammarError(str(e), path=str(path)) from e
-
-    rules = {r.origin.name.rsplit("__", 1)[-1] for r in parser.rules}
-    for rule in REQUIRED_RULES:
-        if rule not in rules:
-            raise GrammarError(f"the grammar defines no rule {rule!r}, which the engine needs",
-                               path=str(path), rule=rule)
-
+    _check_rules(parser.rules, text, path)
     terminals = {
         t.name: TerminalSpec.compile(t.name, t.pattern.to_regexp(), t.pattern.flags,
                                      t.priority, t.pattern.max_width)
         for t in parser.lexer_conf.terminals
     }
-    attribute_name = next((n for n in terminals if n.rsplit("__", 1)[-1] == "ATTRIBUTE"), None)
-    if attribute_name is None:
-        raise GrammarError("the grammar defines no ATTRIBUTE terminal, which the engine needs",
-                           path=str(path), rule="attribute")
-    ignored = tuple(terminals[n] for n in parser.lexer_conf.ignore if n in terminals)
-    attribute = re.compile(terminals[attribute_name].pattern)
-    transformer.attribute_pattern = attribute
-
-    opener_rule: dict[str, str] = {}
-    for start in ("block", "orphan_block"):
-        if start not in starts:
-            continue
-        for term in parser.parse_interactive(start=start).choices():  # type: ignore[no-untyped-call]
-            if term.isupper() and term in terminals:
-                opener_rule.setdefault(term, start)
-    openers = tuple(sorted((terminals[n] for n in opener_rule), key=lambda t: t.sort_key))
-    chars = []
-    for spec in openers:
-        first = literal_first_char(spec.pattern)
-        if first is None:
-            raise GrammarError(
-                f"terminal {spec.name} can start a block but does not begin with a literal "
-                "character; the engine searches for block starts by their first character",
-                path=str(path), line=_definition_line(text, spec.name), rule=spec.name)
-        chars.append(first)
     for spec in terminals.values():
         if spec.is_run and spec.full.match(""):
             raise GrammarError(f"terminal {spec.name} matches the empty string",
                                path=str(path), rule=spec.name)
-
-    return Dialect(
-        name=name, path=path, lark=parser, terminals=terminals, ignored=ignored,
-        ignored_names=frozenset(t.name for t in ignored),
-        openers=openers, opener_rule=opener_rule, opener_chars="".join(sorted(set(chars))),
-        opener_pattern=with_lookahead(openers),
-        opener_starts=starts_pattern(openers, chars),
-        attribute=attribute, roles=block_roles(parser.rules), transformer=transformer,
+    table = read_table(parser.parser.parser.parser.parse_table, parser.rules,
+                       frozenset(terminals))
+    built = {own_name(r.origin.name) for r in parser.rules} & set(CONTRACT_RULES)
+    roles = block_roles(parser.rules, built)
+    build = _builders(terminals, header, roles, parser.rules, text, path)
+    openers, opener_rule = _openers(table, terminals, starts, text, path)
+    grammar = Grammar(
+        name=name, path=path, header=header, lark=parser, table=table, terminals=terminals,
+        ignored=frozenset(n for n in parser.lexer_conf.ignore if n in terminals),
+        openers=openers, opener_rule=opener_rule, roles=roles, build=build,
+        builders=tuple(None if info.flatten else build.for_rule(info.origin)
+                       for info in table.rules),
+        name_at_tag=_name_at_tag(roles, terminals, build),
     )
+    _check_states(grammar, text, path)
+    return grammar
 
+
+# ---- what the rules must have ------------------------------------------------------------
+
+def _check_rules(rules: list[Any], text: str, path: Path) -> None:
+    names = {own_name(r.origin.name) for r in rules}
+    for rule in ("block", "invoke"):
+        if rule not in names:
+            raise GrammarError(f"the grammar defines no rule {rule!r}, which the engine "
+                               "builds calls from", path=str(path), rule=rule)
+    for start in ("block", "orphan_block"):
+        if start in names and "invoke" not in reachable(rules, start):
+            raise GrammarError(f"rule {start!r} can hold no call: it never reaches 'invoke'",
+                               path=str(path), line=_definition_line(text, start), rule=start)
+
+
+def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRoles,
+              rules: list[Any], text: str, path: Path) -> Builders:
+    attribute_name = next((n for n in terminals if own_name(n) == "ATTRIBUTE"), None)
+    # An attribute starts after whitespace: the lookbehind keeps finditer from trying
+    # (and backtracking) at every position of a long tag name.
+    attribute = (re.compile(r"(?<!\S)" + terminals[attribute_name].pattern)
+                 if attribute_name else None)
+    groups = {n: spec.full for n, spec in terminals.items() if spec.has_name}
+    invoke = reachable_children(rules, "invoke")
+    if not (groups.keys() & invoke or attribute is not None or "name" in invoke
+            or "json_body" in invoke):
+        raise GrammarError(
+            "a call has no way to get a name: give its opening tag a (?P<name>...) group "
+            "or a name attribute (an ATTRIBUTE terminal), or add a 'name' rule or a "
+            "'json_body' rule to 'invoke'", path=str(path),
+            line=_definition_line(text, "invoke"), rule="invoke")
+    param = reachable_children(rules, "param")
+    if param and not (groups.keys() & param or attribute is not None or "key" in param):
+        raise GrammarError(
+            "an argument has no way to get a name: give its opening tag a (?P<name>...) "
+            "group or a name attribute, or add a 'key' rule to 'param'", path=str(path),
+            line=_definition_line(text, "param"), rule="param")
+    return Builders(name_groups=groups, attribute=attribute, value_edges=header.value_edges)
+
+
+def reachable_children(rules: list[Any], rule: str) -> set[str]:
+    """The symbols of `rule` itself and of the rules it inlines (not of other contract
+    rules it contains)."""
+    by_origin: dict[str, list[Any]] = {}
+    for r in rules:
+        by_origin.setdefault(r.origin.name, []).append(r)
+    todo = [o for o in by_origin if own_name(o) == rule]
+    seen: set[str] = set()
+    found: set[str] = set()
+    while todo:
+        origin = todo.pop()
+        if origin in seen:
+            continue
+        seen.add(origin)
+        for r in by_origin[origin]:
+            for symbol in r.expansion:
+                name = own_name(symbol.name)
+                found.add(symbol.name)
+                found.add(name)
+                if not symbol.is_term and name not in CONTRACT_RULES:
+                    todo.append(symbol.name)
+    return found
+
+
+def _name_at_tag(roles: BlockRoles, terminals: dict[str, TerminalSpec], build: Builders) -> bool:
+    return bool(roles.call_starts) and all(
+        terminals[n].has_name or build.attribute is not None for n in roles.call_starts)
+
+
+def _openers(table: Table, terminals: dict[str, TerminalSpec], starts: list[str], text: str,
+             path: Path) -> tuple[tuple[TerminalSpec, ...], dict[str, str]]:
+    opener_rule: dict[str, str] = {}
+    for start in starts:
+        if start == "attribute":
+            continue
+        for term in table.actions[table.starts[start]]:
+            if term in terminals:
+                opener_rule.setdefault(term, start)
+    openers = tuple(sorted((terminals[n] for n in opener_rule), key=lambda t: t.sort_key))
+    for spec in openers:
+        if not spec.starts:
+            raise GrammarError(
+                f"terminal {spec.name} can start a block but does not say which characters "
+                "it starts with; the engine searches for block starts by their first "
+                "characters", path=str(path), line=_definition_line(text, spec.name),
+                rule=spec.name)
+    return openers, opener_rule
+
+
+def _check_states(grammar: Grammar, text: str, path: Path) -> None:
+    """The state-by-state checks: runs that swallow tags, whitespace after the opener."""
+    for state in range(len(grammar.table.actions)):
+        if not grammar.table.actions[state]:
+            continue
+        lexer = grammar.lexer(state)
+        _check_swallow(lexer, text, path)
+    for opener in grammar.openers:
+        if grammar.opener_rule[opener.name] != "block":
+            continue
+        state = grammar.table.actions[grammar.table.starts["block"]][opener.name][1]
+        lexer = grammar.lexer(state)
+        if not any(spec.full.fullmatch(" ") or spec.full.fullmatch("\n")
+                   for spec in lexer.candidates):
+            raise GrammarError(
+                f"no terminal takes whitespace after {opener.name}: models put a newline "
+                "there; add `%ignore WS` (with WS: /\\s+/)", path=str(path),
+                line=_definition_line(text, opener.name), rule=opener.name)
+
+
+def _check_swallow(lexer: StateLexer, text: str, path: Path) -> None:
+    for run in lexer.candidates:
+        if not run.is_run:
+            continue
+        for tag in lexer.candidates:
+            if tag.is_run or not tag.starts or len(tag.starts) > 4:
+                continue
+            eaten = [c for c in tag.starts if run.full.fullmatch(c)]
+            if eaten:
+                raise GrammarError(
+                    f"terminal {run.name} can swallow {eaten[0]!r}, the first character of "
+                    f"{tag.name}, in the same place: exclude it from the run's class",
+                    path=str(path), line=_definition_line(text, run.name), rule=run.name)
+
+
+# ---- errors -------------------------------------------------------------------------------
 
 def _definition_line(text: str, name: str) -> int | None:
     m = re.search(rf"^\s*[?!]?{re.escape(name)}\b(?:\.\d+)?\s*:", text, re.M)
@@ -151,7 +277,8 @@ def _definition_line(text: str, name: str) -> int | None:
 
 
 def _grammar_error(e: LarkError, text: str, path: Path) -> GrammarError:
-    """A GrammarError naming the file, line and rule of a Lark failure."""
+    """A GrammarError naming the file, line and rule of a Lark failure; a conflict keeps
+    Lark's whole message (the rules in conflict)."""
     message = str(e).strip()
     line = getattr(e, "line", None)
     if not isinstance(line, int) or line < 0:
@@ -160,7 +287,8 @@ def _grammar_error(e: LarkError, text: str, path: Path) -> GrammarError:
     rule = None
     for candidate in re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)\b", message):
         if candidate.lower() in {"line", "column", "rule", "terminal", "terminals", "between",
-                                 "collision", "example", "and", "the", "of", "in", "at"}:
+                                 "collision", "example", "and", "the", "of", "in", "at",
+                                 "reduce", "shift", "conflict", "for", "state"}:
             continue
         found = _definition_line(text, candidate)
         if found is not None:
@@ -168,5 +296,6 @@ def _grammar_error(e: LarkError, text: str, path: Path) -> GrammarError:
             if line is None:
                 line = found
             break
-    first = message.splitlines()[0] if message else type(e).__name__
-    return GrammarError(first, path=str(path), line=line, rule=rule)
+    lines = message.splitlines() or [type(e).__name__]
+    keep = message if "conflict" in message.lower() else lines[0]
+    return GrammarError(keep, path=str(path), line=line, rule=rule)

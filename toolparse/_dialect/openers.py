@@ -12,7 +12,15 @@ import re
 from toolparse._dialect.lexer import TerminalSpec
 from toolparse._syntax.regexp import second_chars
 
-__all__ = ["literal_first_char", "starts_pattern", "with_lookahead"]
+__all__ = ["plain_pattern", "starts_pattern", "with_lookahead"]
+
+_NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
+
+
+def plain_pattern(spec: TerminalSpec) -> str:
+    """The terminal's pattern with its named groups made plain, so that several can
+    share one alternation."""
+    return _NAMED_GROUP.sub("(", spec.full.pattern)
 
 
 def _second_chars(openers: tuple[TerminalSpec, ...]) -> dict[str, set[str]] | None:
@@ -20,7 +28,7 @@ def _second_chars(openers: tuple[TerminalSpec, ...]) -> dict[str, set[str]] | No
     when some opener's second character is not known."""
     table: dict[str, set[str]] = {}
     for spec in openers:
-        found = second_chars(spec.full.pattern)
+        found = second_chars(plain_pattern(spec))
         if found is None:
             return None
         table.setdefault(found[0], set()).update(found[1])
@@ -32,7 +40,7 @@ def _char_class(chars: set[str]) -> str:
 
 
 def with_lookahead(openers: tuple[TerminalSpec, ...]) -> str:
-    alternation = "|".join(f"(?:{spec.full.pattern})" for spec in openers)
+    alternation = "|".join(f"(?:{plain_pattern(spec)})" for spec in openers)
     table = _second_chars(openers)
     if not table:
         return alternation
@@ -40,26 +48,9 @@ def with_lookahead(openers: tuple[TerminalSpec, ...]) -> str:
     return f"(?=(?:{heads}))(?:{alternation})"
 
 
-def starts_pattern(openers: tuple[TerminalSpec, ...], firsts: list[str]) -> str:
+def starts_pattern(openers: tuple[TerminalSpec, ...], firsts: set[str]) -> str:
     table = _second_chars(openers)
     if not table:
-        return _char_class(set(firsts))
+        return _char_class(firsts)
     return "|".join(re.escape(first) + "(?:" + _char_class(rest) + r"|\Z)"
                     for first, rest in table.items())
-
-
-def literal_first_char(pattern: str) -> str | None:
-    """The first character every match of `pattern` starts with, when it is a literal."""
-    while pattern.startswith("(?:"):
-        pattern = pattern[3:]
-    if not pattern:
-        return None
-    if pattern[0] == "\\" and len(pattern) > 1 and not pattern[1].isalnum():
-        return pattern[1]
-    if pattern[0] in "\\[](){}|.*+?^$":
-        return None
-    if len(pattern) > 1 and pattern[1] in "*?{|":
-        return None
-    return pattern[0]
-
-

@@ -1,17 +1,18 @@
-"""What the terminals do in a block, read from the grammar's rules (never spelled here).
+"""What the terminals and rules do in a block, read from the grammar (never spelled here).
 
-The engine needs a few facts beyond "does it parse" (SPEC 3.2): which tokens start a
-call (an invoke tag was accepted: a failed block is then *broken calls*, not a prose
-mention), which tokens open and close a block (a broken span ends at the next block
-close, or before the next block open), and which open and close a verbatim section (a
-block close inside CDATA ends nothing). Each is the set of terminals that can come
-first or last in a rule the engine knows by name:
+The engine needs a few facts beyond "does it parse" (SPEC 3.2, 5.1): which tokens start
+a call (a call tag was accepted: a failed block is then *broken calls*, not a prose
+mention), which open and close a block (a broken span ends at the next block close, or
+before the next block open), which open and close a verbatim section (a block close
+inside CDATA ends nothing), which tokens delimit a rule (their offsets matter), and
+where a call's name comes from. Each is read from the rules the engine knows by name:
 
     call_starts      first terminals of `invoke`
     block_opens      first terminals of `block`
     block_closes     last terminals of `block` and `orphan_block`
     section_opens    first terminals of `cdata` and `nested_cdata`
     section_closes   last terminals of `cdata` and `nested_cdata`
+    delimiters       first and last terminals of every rule the engine builds from
 
 Cost: one pass over the rules at load time.
 """
@@ -22,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BlockRoles", "block_roles"]
+__all__ = ["BlockRoles", "block_roles", "own_name", "reachable"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,19 +35,25 @@ class BlockRoles:
     block_closes: frozenset[str]
     section_opens: frozenset[str]
     section_closes: frozenset[str]
+    delimiters: frozenset[str]
 
 
-def _short(name: str) -> str:
+def own_name(name: str) -> str:
     """A rule's own name, without the namespace `%import` gives it (`deepseek__block`)."""
     return name.rsplit("__", 1)[-1] if not name.startswith("__") else name
 
 
-def _edge(rules: list[Any], names: Iterable[str], last: bool) -> frozenset[str]:
-    """The terminals that can come first (or last) in the rules named `names`."""
+def _by_origin(rules: list[Any]) -> dict[str, list[list[Any]]]:
     by_origin: dict[str, list[list[Any]]] = {}
     for rule in rules:
         by_origin.setdefault(rule.origin.name, []).append(list(rule.expansion))
-    wanted = {origin for origin in by_origin if _short(origin) in set(names)}
+    return by_origin
+
+
+def _edge(rules: list[Any], names: Iterable[str], last: bool) -> frozenset[str]:
+    """The terminals that can come first (or last) in the rules named `names`."""
+    by_origin = _by_origin(rules)
+    wanted = {origin for origin in by_origin if own_name(origin) in set(names)}
     found: set[str] = set()
     seen: set[str] = set()
     todo = list(wanted)
@@ -56,22 +63,52 @@ def _edge(rules: list[Any], names: Iterable[str], last: bool) -> frozenset[str]:
             continue
         seen.add(origin)
         for expansion in by_origin.get(origin, []):
-            for symbol in (reversed(expansion) if last else expansion):
-                if symbol.is_term:
-                    found.add(symbol.name)
-                else:
-                    todo.append(symbol.name)
-                break  # expansions here are never empty; the edge symbol decides
+            if not expansion:
+                continue
+            symbol = expansion[-1] if last else expansion[0]
+            if symbol.is_term:
+                found.add(symbol.name)
+            else:
+                todo.append(symbol.name)
     return frozenset(found)
 
 
-def block_roles(rules: list[Any]) -> BlockRoles:
-    """The roles of a loaded grammar's terminals (`rules`: Lark's `Lark.rules`)."""
+def reachable(rules: list[Any], start: str) -> set[str]:
+    """Every symbol (rule and terminal names, own names) reachable from rule `start`."""
+    by_origin = _by_origin(rules)
+    roots = [origin for origin in by_origin if own_name(origin) == start]
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        origin = todo.pop()
+        if origin in seen:
+            continue
+        seen.add(origin)
+        for expansion in by_origin.get(origin, []):
+            for symbol in expansion:
+                if symbol.is_term:
+                    seen.add(symbol.name)
+                else:
+                    todo.append(symbol.name)
+    return {own_name(name) for name in seen} | seen
+
+
+def block_roles(rules: list[Any], built: Iterable[str]) -> BlockRoles:
+    """The roles of a loaded grammar's terminals (`rules`: Lark's `Lark.rules`;
+    `built`: the own names of the rules the engine builds from)."""
     sections = ("cdata", "nested_cdata")
+    built = set(built)
+    delimiters: set[str] = set()
+    for rule in rules:
+        if own_name(rule.origin.name) in built and rule.expansion:
+            for symbol in (rule.expansion[0], rule.expansion[-1]):
+                if symbol.is_term:
+                    delimiters.add(symbol.name)
     return BlockRoles(
         call_starts=_edge(rules, ("invoke",), last=False),
         block_opens=_edge(rules, ("block",), last=False),
         block_closes=_edge(rules, ("block", "orphan_block"), last=True),
         section_opens=_edge(rules, sections, last=False),
         section_closes=_edge(rules, sections, last=True),
+        delimiters=frozenset(delimiters),
     )

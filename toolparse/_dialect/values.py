@@ -1,8 +1,13 @@
-"""Parameter values as SPEC section 3 reads them: entities, CDATA and edges.
+"""Parameter values: how a dialect's value text reads (its header's `value_edges`).
 
-Text runs are entity-decoded once, CDATA is verbatim; one newline after the opening tag
-and one newline plus indentation before the closing tag are removed when they fall in
-text; a value with no newline left that is not exactly one CDATA section is trimmed.
+- `xml` (SPEC 3.1, the DeepSeek family): text runs are entity-decoded once, CDATA is
+  verbatim; one newline after the opening tag and one newline plus indentation before
+  the closing tag are removed when they fall in text; a value with no newline left that
+  is not exactly one CDATA section is trimmed.
+- `newline` (Qwen3-Coder): the value is the text as written, less one leading and one
+  trailing newline, which belong to the template.
+- `none`: the text exactly as written.
+
 Typing the value (string, number, JSON) is a later stage's (`toolparse._calls`).
 """
 
@@ -49,10 +54,17 @@ _TRAILING_NEWLINE = re.compile(r"\r?\n[ \t]*\Z")
 Part = str | Cdata
 
 
-def value_text(pieces: tuple[Any, ...]) -> tuple[str, bool]:
-    """A parameter value from its text tokens and CDATA sections (SPEC 3); returns the
-    text and whether it was written as exactly one CDATA section. Linear in the value:
-    each piece is joined once."""
+VALUE_EDGES = ("xml", "newline", "none")
+
+
+def value_text(pieces: tuple[Any, ...], edges: str = "xml") -> tuple[str, bool]:
+    """A parameter value from its text tokens and CDATA sections; returns the text and
+    whether it was written as exactly one CDATA section. Linear in the value: each piece
+    is joined once."""
+    if edges != "xml":
+        return _raw_value(pieces, edges), False
+    if all(type(piece) is str for piece in pieces):
+        return _plain_value("".join(pieces)), False
     parts = _runs(pieces)
     if not parts:
         return "", False
@@ -67,6 +79,19 @@ def value_text(pieces: tuple[Any, ...]) -> tuple[str, bool]:
         parts = [p for p in parts if not (isinstance(p, str) and p == "")]
     text = "".join(p.text if isinstance(p, Cdata) else decode_entities(p) for p in parts)
     return text, _exactly_cdata(parts)
+
+
+def _plain_value(text: str) -> str:
+    """`value_text` for a value with no CDATA: one text run (the common case)."""
+    if text[:1] in "\r\n" and text:
+        text = _LEADING_NEWLINE.sub("", text, count=1)
+    if "\n" in text or "\r" in text:
+        stripped = text.rstrip(" \t")
+        if stripped.endswith("\n"):
+            text = stripped[:-2] if stripped.endswith("\r\n") else stripped[:-1]
+    if "\n" not in text and "\r" not in text:
+        text = text.strip()
+    return decode_entities(text) if "&" in text else text
 
 
 def _runs(pieces: tuple[Any, ...]) -> list[Part]:
@@ -105,3 +130,17 @@ def _has_newline(parts: list[Part]) -> bool:
 
 def _exactly_cdata(parts: list[Part]) -> bool:
     return len(parts) == 1 and isinstance(parts[0], Cdata)
+
+
+def _raw_value(pieces: tuple[Any, ...], edges: str) -> str:
+    text = "".join(p.text if isinstance(p, Cdata) else str(p) for p in pieces)
+    if edges == "newline":
+        if text.startswith("\r\n"):
+            text = text[2:]
+        elif text.startswith("\n"):
+            text = text[1:]
+        if text.endswith("\r\n"):
+            text = text[:-2]
+        elif text.endswith("\n"):
+            text = text[:-1]
+    return text

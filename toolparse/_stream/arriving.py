@@ -8,21 +8,22 @@ remembers here how to tell, cheaply, whether the next chunk merely extends it:
   new characters, a look-up per character;
 - an atom without one (its pattern has a lookahead): one partial match of tail + chunk
   with the `regex` module, over at most `MAX_ATOM` characters;
-- a **run** inside a block (`[^<]+`): the chunk extends it when it is all run characters,
-  so a value arriving in small chunks costs one token, not one per chunk.
+
+(A run that reaches the end of a chunk inside a block is no arriving token: it is fed
+as far as it goes, and `Capture.extend` takes a chunk that only continues it.)
 
 "Extends" means: wait for more, and nothing else happens. Anything else (the token
 completes, breaks, or outgrows its bound) sends tail + chunk back through the lexer.
 
-Bound: the tail is at most `MAX_ATOM` characters for an atom and `RUN_HOLD` for a run,
-and never reaches past the open capture's limit.
+Bound: the tail is at most `MAX_ATOM` characters, and never reaches past the open
+capture's limit.
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
-from toolparse._dialect.lexer import MAX_ATOM, RUN_HOLD, TerminalSpec
+from toolparse._dialect.lexer import MAX_ATOM
 from toolparse._syntax.dfa import DFA
 
 __all__ = ["Arriving", "DEAD", "DECIDE", "EXTENDS"]
@@ -38,7 +39,7 @@ DECIDE: Final = 2
 class Arriving:
     """What is known about the token arriving at the end of the tail (if any)."""
 
-    __slots__ = ("dfa", "state", "partial", "run")
+    __slots__ = ("dfa", "state", "partial")
 
     def __init__(self) -> None:
         self.dfa: DFA | None = None
@@ -46,13 +47,10 @@ class Arriving:
         self.state = 0
         self.partial: Any = None
         """Without an automaton: the atom's `regex` partial matcher."""
-        self.run: TerminalSpec | None = None
-        """The run that reached the end of the last chunk inside a block."""
 
     def clear(self) -> None:
         self.dfa = None
         self.partial = None
-        self.run = None
 
     def atom(self, dfa: DFA | None, partial: Any, text: str, pos: int) -> None:
         """text[pos:] could still become an atom: remember how to test the next chunk
@@ -69,11 +67,6 @@ class Arriving:
         """EXTENDS, DEAD or DECIDE for `chunk` arriving after `tail`. `room` is how long
         tail + chunk may grow before the open capture's limit (no capture: unbounded)."""
         size = len(tail) + len(chunk)
-        run = self.run
-        if run is not None:
-            if size < RUN_HOLD and size < room and run.full.fullmatch(chunk):
-                return EXTENDS
-            return DECIDE
         dfa = self.dfa
         if dfa is not None:
             state = dfa.advance(self.state, chunk)

@@ -101,7 +101,7 @@ class StreamParser:
     __slots__ = (
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
-        "_opener_absent", "_opener_char", "_new_id",
+        "_opener_absent", "_opener_char", "_new_id", "_grammar",
     )
 
     def __init__(self, dialect: str | Dialect = "deepseek", *,
@@ -114,6 +114,7 @@ class StreamParser:
             raise ConfigTypeError(
                 f"id_factory must be a function returning a str, not {type(id_factory).__name__}")
         self._dialect = resolve_dialect(dialect)
+        self._grammar = self._dialect._grammars[0]
         self._policy = make_policy(tools, model, repair)
         self._new_id = _checked_ids(id_factory) if id_factory is not None else new_call_id
         self._max_capture = max_capture
@@ -132,13 +133,14 @@ class StreamParser:
         self._limit = _NO_LIMIT
         """Stream offset where the open capture must end (no capture: far away)."""
         self._arriving = Arriving()
-        chars = self._dialect.opener_chars
+        chars = "".join(sorted(self._grammar.opener_chars))
         self._opener_absent = _absence_test(chars)
         # The fast path tests one character with `in`; a dialect whose blocks can start
-        # with several characters takes the general path (correct, just slower).
+        # with several characters tests them all with one search, at the top of _feed.
         self._opener_char = chars if len(chars) == 1 else ""
         self._plain = bool(self._opener_char)
-        """True when the fast path applies: SCAN, nothing arriving, nothing held."""
+        """True when the one-character fast path applies: SCAN, nothing arriving, nothing
+        held (`_quiet()` says the same for any dialect)."""
 
     # ---- public API --------------------------------------------------------------------
 
@@ -205,6 +207,15 @@ class StreamParser:
                     + (" (decode bytes first)" if isinstance(chunk, (bytes, bytearray)) else ""))
         if self._mode is _CLOSED:
             raise StreamClosedError("feed() called after close(); start a new StreamParser")
+        if not self._tail and chunk:
+            capture = self._capture
+            if capture is not None:
+                if capture.extend(chunk, self._base):
+                    # Inside a value: the chunk only continues the run it is in.
+                    self._base += len(chunk)
+                    return []
+            elif not self._opener_char and self._quiet() and self._opener_absent(chunk):
+                return self._plain_text(chunk)
         if chunk and self._tail:
             verdict = self._arriving.step(self._tail, chunk, self._limit - self._base)
             if verdict == EXTENDS:
@@ -220,6 +231,10 @@ class StreamParser:
         self._plain = (self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting and bool(self._opener_char))
         return self._output.take()
+
+    def _quiet(self) -> bool:
+        """SCAN, nothing arriving, nothing held: plain text can go out at once."""
+        return self._mode is Mode.SCAN and not self._tail and not self._output.waiting
 
     def _plain_text(self, text: str) -> list[Event]:
         self._tail = ""
@@ -253,7 +268,7 @@ class StreamParser:
                     return replay
                 pos, waiting = end, False
             else:
-                pos, waiting, opener = scan(self._dialect, self._output, self._arriving,
+                pos, waiting, opener = scan(self._grammar, self._output, self._arriving,
                                             text, pos, base, final)
                 if opener is not None:
                     pos = self._open(opener, text, base)
@@ -275,9 +290,9 @@ class StreamParser:
         if start + (token_end - at) > limit:
             self._output.text(text[at:at + 1], start)
             return at + 1
-        rule = self._dialect.opener_rule[opener.spec.name]
-        capture = Capture(self._dialect, rule, start, opener.ticket, limit)
-        if not capture.open(self._dialect, opener.spec, text[at:token_end]):
+        rule = self._grammar.opener_rule[opener.spec.name]
+        capture = Capture(self._grammar, rule, start, opener.ticket, limit)
+        if not capture.open(opener.spec, text[at:token_end]):
             # A call tag without a name: no call starts; the tag is a failed block.
             self._fail(text[at:token_end], capture)
             return token_end
@@ -290,7 +305,7 @@ class StreamParser:
         capture = self._capture
         if capture is None:  # the mode table guarantees a capture in CAPTURE mode
             raise AssertionError("CAPTURE mode without a capture")
-        pos, outcome = capture.lex(self._dialect, self._arriving, text, pos, base, final)
+        pos, outcome = capture.lex(self._arriving, text, pos, base, final)
         if outcome == WAITING:
             return pos, True
         self._capture = None
@@ -298,7 +313,8 @@ class StreamParser:
         if outcome == COMPLETE:
             self._mode = next_mode(self._mode, Move.COMPLETE)
             raw = capture.text
-            calls = build_calls(capture.calls, raw, capture.start, self._policy, self._new_id)
+            calls = build_calls(capture.calls, raw, capture.start, self._policy, self._new_id,
+                                capture.grammar.header.typing)
             event = ToolCallBlock(calls, raw, capture.start, capture.start + len(raw))
             self._output.block(event, capture.ticket)
         elif capture.invoked and capture.ticket >= 0:
@@ -355,7 +371,7 @@ class StreamParser:
         span = self._span
         if span is None:  # the mode table guarantees a span in SKIP mode
             raise AssertionError("SKIP mode without a failed span")
-        pos, state = span.skip(self._dialect, self._output, self._arriving, text, pos, base, final)
+        pos, state = span.skip(self._grammar, self._output, self._arriving, text, pos, base, final)
         if state == ENDED:
             self._end_span()
         return pos, state == OPEN and pos < len(text)

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from toolparse._dialect import Dialect
-from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, TerminalSpec, match_terminal
+from toolparse._dialect.grammar import Grammar
+from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, TerminalSpec, next_token
 from toolparse._markdown import Context
 from toolparse._stream.arriving import Arriving
 from toolparse._stream.output import Output
@@ -38,7 +38,7 @@ class Opener(NamedTuple):
     """The Markdown ticket (-1 when the tag is outside code for certain)."""
 
 
-def scan(dialect: Dialect, output: Output, arriving: Arriving, text: str, pos: int, base: int,
+def scan(grammar: Grammar, output: Output, arriving: Arriving, text: str, pos: int, base: int,
          final: bool) -> tuple[int, bool, Opener | None]:
     """SCAN text[pos:] (text[0] is at stream offset `base`), giving out plain text.
 
@@ -47,8 +47,8 @@ def scan(dialect: Dialect, output: Output, arriving: Arriving, text: str, pos: i
     outside code starts a block at the position.
     """
     end = len(text)
-    openers = dialect.openers
-    find = dialect.opener_search.search
+    openers = grammar.opener_lexer
+    find = grammar.opener_search.search
     while pos < end:
         # The next complete block-start tag, found at C speed (runs of `<` included).
         m = find(text, pos)
@@ -58,19 +58,19 @@ def scan(dialect: Dialect, output: Output, arriving: Arriving, text: str, pos: i
         if not final:
             # Before it, only the last MAX_ATOM characters can hold a tag that is
             # still arriving (`<tool_` at the end of the chunk).
-            hold = _arriving_opener(dialect, text, max(pos, end - MAX_ATOM + 1), min(at, end))
+            hold = _arriving_opener(grammar, text, max(pos, end - MAX_ATOM + 1), min(at, end))
             if hold >= 0:
                 if hold > pos:
                     output.text(text[pos:hold], base + pos)
-                arriving.atom(dialect.opener_dfa, dialect.opener_probe.match, text, hold)
+                arriving.atom(grammar.opener_dfa, grammar.opener_probe.match, text, hold)
                 return hold, True, None
         if at > pos:
             output.text(text[pos:at], base + pos)
         if at >= end:
             return end, False, None
-        spec, token_end, _ = match_terminal(openers, text, at, end, final)
+        spec, token_end = next_token(openers, text, at, end, final)
         if token_end == NEED_MORE:  # a longer opener could still match here
-            arriving.atom(dialect.opener_dfa, dialect.opener_probe.match, text, at)
+            arriving.atom(grammar.opener_dfa, grammar.opener_probe.match, text, at)
             return at, True, None
         if spec is None:
             output.text(text[at:at + 1], base + at)
@@ -87,12 +87,12 @@ def scan(dialect: Dialect, output: Output, arriving: Arriving, text: str, pos: i
     return pos, False, None
 
 
-def _arriving_opener(dialect: Dialect, text: str, start: int, stop: int) -> int:
+def _arriving_opener(grammar: Grammar, text: str, start: int, stop: int) -> int:
     """The first position in text[start:stop] where a block start could still be
     arriving (a prefix of one reaching the end of the text), or -1."""
     end = len(text)
-    dfa = dialect.opener_dfa
-    for candidate in dialect.opener_start_search.finditer(text, start, stop + 1):
+    dfa = grammar.opener_dfa
+    for candidate in grammar.opener_start_search.finditer(text, start, stop + 1):
         at = candidate.start()
         if at >= stop:
             break
@@ -101,7 +101,7 @@ def _arriving_opener(dialect: Dialect, text: str, start: int, stop: int) -> int:
             if dfa.advance(dfa.initial, text[at:end]) >= 0:
                 return at
             continue
-        m = dialect.opener_probe.match(text, at, end, partial=True)
+        m = grammar.opener_probe.match(text, at, end, partial=True)
         if m is not None and m.partial:
             return at
     return -1

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from typing import Final
 
-from toolparse._dialect import Dialect
+from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.lexer import MAX_ATOM
 from toolparse._events import BlockFailure
 from toolparse._stream.arriving import Arriving
@@ -72,25 +72,25 @@ class FailedSpan:
         self.failure: BlockFailure | None = None
         """Set once the first part went out at the limit: the rest streams with it."""
 
-    def skip(self, dialect: Dialect, output: Output, arriving: Arriving, text: str, pos: int,
+    def skip(self, grammar: Grammar, output: Output, arriving: Arriving, text: str, pos: int,
              base: int, final: bool) -> tuple[int, str]:
         """Take text[pos:] (text[0] at stream offset `base`) into the span as far as it
         goes; returns (position reached, OPEN or ENDED). At OPEN the rest of the text is
         a span terminal still arriving (described in `arriving`), or nothing."""
         end = len(text)
         while pos < end:
-            search = dialect.section_search if self.depth else dialect.span_search
+            search = grammar.section_search if self.depth else grammar.span_search
             m = search.search(text, pos)
             if m is None:
                 if final:
                     self.add(output, text, pos, end, base)
                     self.finish(output)
                     return end, ENDED
-                stop = self._arriving_at(dialect, arriving, text, pos)
+                stop = self._arriving_at(grammar, arriving, text, pos)
                 self.add(output, text, pos, stop, base)
                 return stop, OPEN
             name = m.lastgroup or ""
-            roles = dialect.roles
+            roles = grammar.roles
             if self.depth and name in roles.section_closes and name not in roles.section_opens:
                 self.depth -= 1
             elif name in roles.section_opens:
@@ -110,11 +110,11 @@ class FailedSpan:
             return pos, ENDED
         return pos, OPEN
 
-    def _arriving_at(self, dialect: Dialect, arriving: Arriving, text: str, pos: int) -> int:
+    def _arriving_at(self, grammar: Grammar, arriving: Arriving, text: str, pos: int) -> int:
         """Where a span terminal may still be arriving at the end of text[pos:] (the
         text waits from there), else the end."""
         end = len(text)
-        dfa, partial, starts = dialect.span_arriving(self.depth > 0)
+        dfa, partial, starts = grammar.span_arriving(self.depth > 0)
         for candidate in starts.finditer(text, max(pos, end - MAX_ATOM + 1), end):
             at = candidate.start()
             if dfa is not None:

@@ -1,0 +1,261 @@
+"""From parsed markup to calls: what each rule of a tool-call grammar builds.
+
+The LALR driver (`table.Driver`) calls one builder per reduction of a rule the engine
+knows by name, with the rule's children in order: `Tag`s (the tokens that open or close
+a rule, with their offsets), text pieces (`str`), and what the child rules built. Calls
+are found by rule name, never by position in the tree (SPEC 5.1):
+
+    block, orphan_block   the calls of a block, in order
+    invoke                one call; its name from, in this order: a `(?P<name>...)`
+                          group in one of its tags, the `name` attribute of its opening
+                          tag, a child `name` rule's text, the `name` member of its JSON
+                          body (then the arguments are its `arguments` or `parameters`)
+    param                 one argument; its key from a `(?P<name>...)` group or the
+                          `name` attribute of its opening tag, or a child `key` rule's
+                          text; its value from its text pieces, or a child `value` rule
+    json_body             a JSON text (the call's arguments text, SPEC 3.1)
+    cdata, nested_cdata   a verbatim section (the nested one keeps its markers)
+    comment               nothing
+    name, key, value      the text of their pieces
+
+A builder raises `BlockRejected` for what the grammar cannot state (a call without a
+name, a repeated attribute): the block then fails at the token being fed (SPEC 3.2).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from toolparse._dialect.table import Tag
+from toolparse._dialect.values import Cdata, decode_entities, value_text
+from toolparse._json import NOT_JSON, strict_json
+
+__all__ = ["BlockRejected", "Builders", "RawCall", "RawParam", "CONTRACT_RULES"]
+
+CONTRACT_RULES = ("block", "orphan_block", "invoke", "param", "json_body", "cdata",
+                  "nested_cdata", "comment", "name", "key", "value")
+"""The rule names the engine builds from; every other rule inlines into its parent."""
+
+
+class BlockRejected(Exception):
+    """The block parsed but is not a valid block: `reason` is the failure's stable code
+    (`invalid_name`, `repeated_attribute`); the message says why, for debugging."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class RawParam:
+    """A parameter as written: its name and value text, before typing."""
+
+    name: str
+    text: str
+    string_attr: bool | None
+    """The `string` attribute: True, False, or None when absent (or not true/false)."""
+    cdata_only: bool
+    """The value was written as exactly one CDATA section."""
+
+
+@dataclass(frozen=True, slots=True)
+class RawCall:
+    """A call as written: name, parameters (or a JSON arguments text), its offsets."""
+
+    name: str
+    params: tuple[RawParam, ...]
+    json_text: str | None
+    """A JSON arguments text as written (surrounding whitespace aside), like OpenAI's
+    `function.arguments` (SPEC 3.1); None for parameters."""
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Json:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Named:
+    kind: str
+    """`name`, `key` or `value`."""
+    pieces: tuple[Any, ...]
+
+
+class Builders:
+    """The builders of one dialect: how its tags carry names, how its values read."""
+
+    def __init__(self, *, name_groups: dict[str, re.Pattern[str]],
+                 attribute: re.Pattern[str] | None, value_edges: str) -> None:
+        self.name_groups = name_groups
+        """Terminal -> its pattern, for the terminals with a `(?P<name>...)` group."""
+        self.attribute = attribute
+        """The ATTRIBUTE terminal (group 1 the name, a later group the value), if any."""
+        self.value_edges = value_edges
+        """`xml`, `newline` or `none` (see `values.value_text`)."""
+
+    def for_rule(self, origin: str) -> Any:
+        """The builder of a rule, by its own name (without a `%import` namespace)."""
+        own = origin.rsplit("__", 1)[-1] if not origin.startswith("__") else origin
+        if own in ("name", "key", "value"):
+            return lambda children: _Named(own, tuple(_flat(children)))
+        if own in CONTRACT_RULES:
+            return getattr(self, own)
+        return None
+
+    # ---- tags ------------------------------------------------------------------------
+
+    def attributes(self, tag: str) -> dict[str, str]:
+        found: dict[str, str] = {}
+        if self.attribute is None:
+            return found
+        for m in self.attribute.finditer(tag):
+            key = m.group(1)
+            if key in found:
+                raise BlockRejected("repeated_attribute", f"attribute {key!r} repeated in a tag")
+            value = next((g for g in m.groups()[1:] if g is not None), "")
+            found[key] = decode_entities(value).strip()
+        return found
+
+    def tag_name(self, tag: Tag) -> str | None:
+        """The name a tag carries (its `name` group, else its `name` attribute), or None
+        when it carries none; raises for a repeated attribute."""
+        group = self.name_groups.get(tag.term)
+        if group is not None:
+            m = group.match(tag.text)
+            return _clean(m.group("name")) if m is not None and m.group("name") else None
+        attrs = self.attributes(tag.text)
+        return attrs.get("name") or None
+
+    def check_call_tag(self, tag: Tag) -> None:
+        """Refuse a call's opening tag that has no name as it arrives: no call starts."""
+        if not self.tag_name(tag):
+            raise BlockRejected("invalid_name", "a call tag has no name")
+
+    # ---- rules -----------------------------------------------------------------------
+
+    def block(self, children: list[Any]) -> tuple[RawCall, ...]:
+        return tuple(child for child in _flat(children) if isinstance(child, RawCall))
+
+    orphan_block = block
+
+    def invoke(self, children: list[Any]) -> RawCall:
+        children = _flat(children)
+        tags = [child for child in children if isinstance(child, Tag)]
+        start, end = tags[0].start, tags[-1].end
+        body = next((child for child in children if isinstance(child, _Json)), None)
+        name = self._call_name(tags, children)
+        if name is None and body is not None:
+            return _json_call(body.text, start, end)
+        if not name:
+            raise BlockRejected("invalid_name", "a call has no name")
+        params = tuple(child for child in children if isinstance(child, RawParam))
+        return RawCall(name, params, body.text if body is not None else None, start, end)
+
+    def param(self, children: list[Any]) -> RawParam:
+        # The common shapes: [open tag, [pieces...], close tag], [open, close], [empty tag].
+        first = children[0]
+        key: str | None = None
+        attrs: dict[str, str] = {}
+        if isinstance(first, Tag):
+            group = self.name_groups.get(first.term)
+            if group is not None:
+                key = self.tag_name(first)
+            elif self.attribute is not None:
+                attrs = self.attributes(first.text)
+                key = attrs.get("name") or None
+        pieces: Any = ()
+        for child in children:
+            if isinstance(child, list):
+                pieces = child if not pieces else [*pieces, *child]
+            elif isinstance(child, (str, Cdata)):
+                pieces = [*pieces, child]
+            elif isinstance(child, _Named):
+                if child.kind == "key":
+                    key = _clean(_joined(child.pieces))
+                elif child.kind == "value":
+                    pieces = _flat(list(child.pieces))
+        if not key:
+            raise BlockRejected("invalid_name", "an argument has no name")
+        string = attrs.get("string", "").lower() if attrs else ""
+        string_attr = True if string == "true" else False if string == "false" else None
+        text, cdata_only = value_text(pieces, self.value_edges)
+        return RawParam(key, text, string_attr, cdata_only)
+
+    def json_body(self, children: list[Any]) -> _Json:
+        # Never refused here: whether it is JSON, and an object, is the call's status
+        # (SPEC 3.1), decided with the tool's schema when there is one.
+        return _Json(_joined(_flat(children)).strip())
+
+    def cdata(self, children: list[Any]) -> Cdata:
+        return Cdata(_joined(_flat(children[1:-1])))
+
+    def nested_cdata(self, children: list[Any]) -> str:
+        # Inside an outer section, a nested one is content, markers included.
+        return _joined(_flat(children))
+
+    def comment(self, children: list[Any]) -> None:
+        return None
+
+    def _call_name(self, tags: list[Tag], children: list[Any]) -> str | None:
+        for tag in tags:
+            if tag.term in self.name_groups:
+                name = self.tag_name(tag)
+                if name:
+                    return name
+        if self.attribute is not None:
+            name = self.attributes(tags[0].text).get("name")
+            if name:
+                return name
+        for child in children:
+            if isinstance(child, _Named) and child.kind == "name":
+                return _clean(_joined(child.pieces))
+        return None
+
+
+def _flat(children: list[Any]) -> list[Any]:
+    """Children with the lists of inlined rules spliced in."""
+    if not any(isinstance(child, list) for child in children):
+        return children
+    out: list[Any] = []
+    for child in children:
+        if isinstance(child, list):
+            out.extend(child)
+        else:
+            out.append(child)
+    return out
+
+
+def _joined(pieces: Any) -> str:
+    return "".join(piece.text if isinstance(piece, (Tag, Cdata)) else str(piece)
+                   for piece in pieces if piece is not None)
+
+
+def _clean(name: str) -> str:
+    return decode_entities(name).strip()
+
+
+def _json_call(text: str, start: int, end: int) -> RawCall:
+    """A call written as one JSON object with its name inside (Hermes): the `name`
+    member is the name, the `arguments` (or `parameters`) member the arguments."""
+    value = strict_json(text)
+    if value is NOT_JSON or not isinstance(value, dict):
+        raise BlockRejected("invalid_call", "the call is not one JSON object")
+    name = value.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise BlockRejected("invalid_name", "the call's JSON has no name")
+    keys = [key for key in ("arguments", "parameters") if key in value]
+    if len(keys) > 1 or set(value) - {"name", "arguments", "parameters"}:
+        raise BlockRejected("invalid_call", "the call's JSON has other members than a "
+                            "name and its arguments")
+    arguments = value[keys[0]] if keys else {}
+    from toolparse._json import dumps_strict
+
+    if isinstance(arguments, str):  # some models write the arguments as a JSON string
+        text_args: str | None = arguments
+    else:
+        text_args = dumps_strict(arguments)
+    return RawCall(name.strip(), (), text_args if text_args is not None else "", start, end)

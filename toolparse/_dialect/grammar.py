@@ -1,0 +1,151 @@
+"""A grammar file compiled for the stream engine: its table, terminals, openers, roles.
+
+Everything the engine knows about a dialect's syntax is here, and all of it comes from
+the loaded grammar file: the LALR table (Lark's, read by `table.py`), the terminals
+(compiled for streaming by `lexer.py`), the terminals that open a block (from the start
+rules' first states), the roles of terminals (`roles.py`) and the builders of its rules
+(`build.py`). Python spells no tag.
+
+Per-state lexers and the automata are built when first needed and kept: a grammar's
+first parse pays for the states it visits, later parses nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from toolparse._dialect.build import Builders
+from toolparse._dialect.header import Header
+from toolparse._dialect.lexer import StateLexer, TerminalSpec
+from toolparse._dialect.openers import plain_pattern, starts_pattern, with_lookahead
+from toolparse._dialect.roles import BlockRoles
+from toolparse._dialect.table import Table
+from toolparse._syntax.dfa import DFA, dfa_for
+from toolparse._syntax.regexp import first_chars, partial_pattern
+
+__all__ = ["Grammar"]
+
+_NAMED_GROUP = re.compile(r"\(\?P<([A-Za-z_][A-Za-z0-9_]*)>")
+
+
+@dataclass(eq=False)
+class Grammar:
+    """One grammar file, compiled."""
+
+    name: str
+    path: Path
+    header: Header
+    lark: Any
+    """The Lark object (kept for its rules and for tests that compare with Lark)."""
+    table: Table
+    terminals: dict[str, TerminalSpec]
+    ignored: frozenset[str]
+    """The %ignore terminals: kept in a block's text, never fed to the parser."""
+    openers: tuple[TerminalSpec, ...]
+    """Terminals that can start a block, in lexer order."""
+    opener_rule: dict[str, str]
+    """For each opener terminal, the start rule it opens."""
+    roles: BlockRoles
+    build: Builders
+    builders: tuple[Any, ...]
+    """Rule index -> its builder (None: the rule inlines into its parent)."""
+    name_at_tag: bool
+    """A call's name is in its opening tag, so a nameless call tag is refused at once."""
+    state_lexers: dict[int, StateLexer] = field(default_factory=dict, repr=False)
+
+    def lexer(self, state: int) -> StateLexer:
+        """The terminals to try in parser state `state`: those the parser takes there
+        and the %ignore ones, in Lark's lexer order, compiled into one pattern."""
+        found = self.state_lexers.get(state)
+        if found is None:
+            names = {n for n in self.table.actions[state] if n in self.terminals}
+            specs = [self.terminals[n] for n in names | self.ignored]
+            found = StateLexer.build(sorted(specs, key=lambda t: t.sort_key))
+            self.state_lexers[state] = found
+        return found
+
+    # ---- block starts (SCAN) -----------------------------------------------------------
+
+    @functools.cached_property
+    def opener_lexer(self) -> StateLexer:
+        """The openers as one lexer state, in Lark's order (confirms a block start)."""
+        return StateLexer.build(self.openers)
+
+    @functools.cached_property
+    def opener_chars(self) -> frozenset[str]:
+        """The characters a block can start with (the plain-text fast path's test)."""
+        chars: set[str] = set()
+        for spec in self.openers:
+            chars |= spec.starts or set()
+        return frozenset(chars)
+
+    @functools.cached_property
+    def opener_pattern(self) -> str:
+        """All openers in one pattern, in lexer order (named groups made plain), behind
+        a lookahead on their first two characters when those are known, so that a `<`
+        no opener can continue fails at once."""
+        return with_lookahead(self.openers)
+
+    @functools.cached_property
+    def opener_search(self) -> re.Pattern[str]:
+        """`opener_pattern` in `re`: finds the next complete block start at C speed."""
+        return re.compile(self.opener_pattern)
+
+    @functools.cached_property
+    def opener_start_search(self) -> re.Pattern[str]:
+        """Where a block start could begin: an opener's first character followed by one
+        that can come second, or by the end of the text (for the arriving check)."""
+        return re.compile(starts_pattern(self.openers, set(self.opener_chars)))
+
+    @functools.cached_property
+    def opener_dfa(self) -> DFA | None:
+        """The openers' automaton, for stepping a tag that is arriving."""
+        return dfa_for("|".join(f"(?:{plain_pattern(spec)})" for spec in self.openers))
+
+    @functools.cached_property
+    def opener_probe(self) -> regex.Pattern[str]:
+        """`opener_pattern` in `regex`: can the end of a chunk still become a block start?"""
+        return partial_pattern(self.opener_pattern)
+
+    # ---- broken spans (SKIP) -----------------------------------------------------------
+
+    @functools.cached_property
+    def span_search(self) -> re.Pattern[str]:
+        """Where a broken-calls span ends (SPEC 3.2), outside a section: a block close
+        or a block open; a section open is found too (it hides closes until its end)."""
+        return re.compile(self._alternation(
+            self.roles.block_closes | self.roles.block_opens | self.roles.section_opens))
+
+    @functools.cached_property
+    def section_search(self) -> re.Pattern[str]:
+        """Inside a section of a broken-calls span: a nested open or a close."""
+        return re.compile(self._alternation(self.roles.section_opens | self.roles.section_closes))
+
+    def span_arriving(self, in_section: bool
+                      ) -> tuple[DFA | None, regex.Pattern[str], re.Pattern[str]]:
+        """How to test that a span terminal is still arriving at a chunk end: the
+        terminals' automaton (None when one has a lookahead), their partial matcher, and
+        a search for the characters they can start with."""
+        return _span_arriving(self, in_section)
+
+    def _alternation(self, names: frozenset[str]) -> str:
+        specs = sorted((self.terminals[n] for n in names), key=lambda t: t.sort_key)
+        return "|".join(f"(?P<{spec.name}>{_NAMED_GROUP.sub('(', spec.full.pattern)})"
+                        for spec in specs) or r"(?!)"
+
+
+@functools.cache
+def _span_arriving(grammar: Grammar, in_section: bool
+                   ) -> tuple[DFA | None, regex.Pattern[str], re.Pattern[str]]:
+    pattern = (grammar.section_search if in_section else grammar.span_search).pattern
+    plain = re.sub(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>", "(?:", pattern)
+    chars = first_chars(plain)
+    starts = (re.compile("[" + "".join(re.escape(c) for c in sorted(chars)) + "]")
+              if chars else re.compile(r"(?s:.)"))
+    return dfa_for(plain), partial_pattern(pattern), starts

@@ -1,0 +1,246 @@
+"""The LALR table Lark builds from a grammar, and a small driver that runs it.
+
+Lark decides what parses: the table (`Lark.parser.parser.parser.parse_table`) is Lark's
+own, built from the grammar file. This module only reads it into plain dictionaries and
+steps it, token by token, calling the builders of `build.py` at each reduction instead
+of building a tree. An equivalence test checks that it accepts and rejects exactly the
+token sequences Lark's `InteractiveParser` does.
+
+One speed-up is read off the table too. A *loop token* is a terminal T in a state B
+such that shifting T leads to a state whose every action reduces a left-recursive list
+rule `xs: xs T` back to B (Lark's `*`/`+` helpers, such as the text runs of a value).
+Feeding T in B then changes nothing but the list on top of the value stack, so the
+driver appends T's value there and does no shift and no reduce: a value of any length
+costs one append per piece.
+
+Lark internals read (pinned by `lark>=1.3,<1.4`): `ParseTable.states` (state ->
+{symbol: (Shift | Reduce, argument)}), `start_states`, `end_states`, and the `Rule`
+objects (`origin.name`, `expansion`, `options.expand1`).
+
+Cost: one dictionary look-up per action; memory: the table, once per dialect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from lark.parsers.lalr_analysis import Shift
+
+__all__ = ["Driver", "Rejected", "Table", "read_table"]
+
+SHIFT: Final = 0
+REDUCE: Final = 1
+END: Final = "$END"
+
+Builder = Callable[[list[Any]], Any]
+
+
+class Rejected(Exception):
+    """The parser cannot take this token here (SPEC 3.2: the block fails at it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleInfo:
+    """One grammar rule as the driver needs it."""
+
+    origin: str
+    """The rule's name (Lark's: a `%import`ed rule carries its namespace)."""
+    length: int
+    """How many symbols it reduces."""
+    flatten: bool
+    """A helper or unnamed rule: its children join the parent's (no builder)."""
+    left_list: bool
+    """`xs: xs ...`: the first child is the list being extended."""
+    expansion: tuple[str, ...]
+    """The symbols it reduces, by name."""
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """Lark's LALR table for one start rule set, as plain dictionaries."""
+
+    actions: tuple[dict[str, tuple[int, int]], ...]
+    """state -> {terminal: (SHIFT, next state) | (REDUCE, rule index)}."""
+    gotos: tuple[dict[str, int], ...]
+    """state -> {rule name: next state}."""
+    rules: tuple[RuleInfo, ...]
+    starts: dict[str, int]
+    """Start rule -> its initial state."""
+    ends: dict[str, int]
+    """Start rule -> the state that accepts it."""
+    loops: tuple[frozenset[str], ...]
+    """state -> its loop tokens (see the module header)."""
+    terminals: frozenset[str]
+
+
+def read_table(parse_table: Any, lark_rules: Sequence[Any], terminals: frozenset[str]) -> Table:
+    """A `Table` from Lark's parse table and rules."""
+    index = {id(rule): n for n, rule in enumerate(lark_rules)}
+    infos = tuple(_rule_info(rule) for rule in lark_rules)
+    count = max(parse_table.states) + 1
+    actions: list[dict[str, tuple[int, int]]] = [{} for _ in range(count)]
+    gotos: list[dict[str, int]] = [{} for _ in range(count)]
+    for state, row in parse_table.states.items():
+        for symbol, (action, argument) in row.items():
+            if symbol in terminals or symbol == END:
+                actions[state][symbol] = ((SHIFT, argument) if action is Shift
+                                          else (REDUCE, index[id(argument)]))
+            else:
+                gotos[state][symbol] = argument
+    table = Table(tuple(actions), tuple(gotos), infos, dict(parse_table.start_states),
+                  dict(parse_table.end_states), (), terminals)
+    loops = tuple(_loop_tokens(table, state) for state in range(count))
+    return Table(table.actions, table.gotos, infos, table.starts, table.ends, loops, terminals)
+
+
+def _rule_info(rule: Any) -> RuleInfo:
+    origin = rule.origin.name
+    expansion = tuple(symbol.name for symbol in rule.expansion)
+    own = origin.rsplit("__", 1)[-1] if not origin.startswith("__") else origin
+    # Lark's `*`/`+` helpers and `_rules` inline into their parent; so do `?rules`.
+    helper = origin.startswith("_") or own.startswith("_")
+    expand1 = bool(getattr(rule.options, "expand1", False))
+    return RuleInfo(origin=origin, length=len(expansion), flatten=helper or expand1,
+                    left_list=bool(expansion) and expansion[0] == origin, expansion=expansion)
+
+
+def _loop_tokens(table: Table, state: int) -> frozenset[str]:
+    found = set()
+    for term, (kind, target) in table.actions[state].items():
+        if kind != SHIFT:
+            continue
+        row = table.actions[target]
+        if row and not table.gotos[target] and all(
+                kind2 == REDUCE and _is_loop_rule(table.rules[rule], term)
+                for kind2, rule in row.values()):
+            found.add(term)
+    return frozenset(found)
+
+
+def _is_loop_rule(info: RuleInfo, term: str) -> bool:
+    """`xs: xs term`, a flattened list rule (its value is the list, extended)."""
+    return info.left_list and info.flatten and info.expansion[1:] == (term,)
+
+
+class Driver:
+    """Steps `table` from one start rule, building values with `builders`.
+
+    `builders[rule index]` is called with the rule's children at each reduction of a
+    rule that is not flattened; flattened rules give their children to the parent.
+    """
+
+    __slots__ = ("actions", "gotos", "rules", "loops", "builders", "stack", "values",
+                 "end_state")
+
+    def __init__(self, table: Table, start: str, builders: tuple[Builder | None, ...]) -> None:
+        self.actions = table.actions
+        self.gotos = table.gotos
+        self.rules = table.rules
+        self.loops = table.loops
+        self.builders = builders
+        self.stack: list[int] = [table.starts[start]]
+        self.values: list[Any] = []
+        self.end_state = table.ends[start]
+
+    def feed(self, term: str, value: Any) -> None:
+        """Take one token; raises Rejected when the grammar cannot take it here."""
+        stack = self.stack
+        state = stack[-1]
+        loops, actions = self.loops, self.actions
+        while True:
+            if term in loops[state]:
+                self.values[-1].append(value)
+                return
+            action = actions[state].get(term)
+            if action is None:
+                raise Rejected(term)
+            if action[0] == SHIFT:
+                stack.append(action[1])
+                self.values.append(value)
+                return
+            state = self._reduce(action[1])
+
+    def _reduce(self, rule_index: int) -> int:
+        info = self.rules[rule_index]
+        stack, values = self.stack, self.values
+        n = info.length
+        if n:
+            children = values[-n:]
+            del values[-n:]
+            del stack[-n:]
+        else:
+            children = []
+        builder = self.builders[rule_index]
+        if builder is not None:
+            value = builder(children)
+        elif info.left_list and children and isinstance(children[0], list):
+            value = children[0]
+            for child in children[1:]:
+                if isinstance(child, list):
+                    value.extend(child)
+                else:
+                    value.append(child)
+        else:
+            value = _flat(children)
+        state = self.gotos[stack[-1]][info.origin]
+        stack.append(state)
+        values.append(value)
+        return state
+
+    def accepts_end(self) -> bool:
+        """Whether the tokens so far form a complete start rule."""
+        return END in self.actions[self.stack[-1]]
+
+    def finish(self) -> Any:
+        """Feed the end of input; returns the start rule's value. Raises Rejected."""
+        state = self.stack[-1]
+        while state != self.end_state:
+            action = self.actions[state].get(END)
+            if action is None or action[0] == SHIFT:
+                raise Rejected(END)
+            state = self._reduce(action[1])
+        return self.values[-1]
+
+    def expected(self) -> tuple[str, ...]:
+        """The terminals the grammar would take now, sorted."""
+        state = self.stack[-1]
+        return tuple(sorted(term for term in self.actions[state] if term != END))
+
+    def open_values(self, kinds: frozenset[str]) -> int:
+        """How many shifted tokens of these terminals are still on the stack (sections
+        still open, for a failed span)."""
+        return sum(1 for value in self.values
+                   if isinstance(value, Tag) and value.term in kinds)
+
+
+class Tag:
+    """A token that delimits a rule (a tag, a marker): its terminal, text and offset."""
+
+    __slots__ = ("term", "text", "start")
+
+    def __init__(self, term: str, text: str, start: int) -> None:
+        self.term = term
+        self.text = text
+        self.start = start
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.text)
+
+    def __repr__(self) -> str:
+        return f"Tag({self.term}, {self.text!r}, {self.start})"
+
+
+def _flat(children: list[Any]) -> list[Any]:
+    """Children with the lists of flattened rules spliced in."""
+    if not any(isinstance(child, list) for child in children):
+        return children
+    out: list[Any] = []
+    for child in children:
+        if isinstance(child, list):
+            out.extend(child)
+        else:
+            out.append(child)
+    return out
