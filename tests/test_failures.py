@@ -282,3 +282,12 @@ def test_a_binary_grammar_file_is_a_grammar_error(tmp_path) -> None:
     path.write_bytes(b"\x00\xff\xfe not text")
     with pytest.raises(toolparse.GrammarError, match="not UTF-8"):
         toolparse.Dialect.from_file(path)
+
+
+def test_a_block_opened_by_a_replayed_text_at_the_end_is_closed_too(check_chunkings) -> None:
+    # Found by hypothesis: the waiting text of an undecided block ends in a wrapper
+    # open, which the end of the stream replays; that block must fail as truncated.
+    text = '`<invoke name="a"><tool_calls>'
+    assert check_chunkings(text) == [("text", "`"),
+                                     ("failed", '<invoke name="a">', "unexpected_token"),
+                                     ("failed", "<tool_calls>", "truncated")]

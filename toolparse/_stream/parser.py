@@ -272,7 +272,9 @@ class StreamParser:
                                             text, pos, base, final)
                 if opener is not None:
                     pos = self._open(opener, text, base)
-            if waiting or (pos >= end and not (final and self._mode is Mode.UNDECIDED)):
+            # At the end of the stream every open mode must run once more to its end
+            # (a block opened by the last characters of a replayed text included).
+            if waiting or (pos >= end and not (final and self._mode is not Mode.SCAN)):
                 break
         self._tail = text[pos:]
         self._base = base + pos
