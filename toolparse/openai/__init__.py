@@ -102,8 +102,13 @@ def rewrite_completion(completion: CompletionT, *, tools: ToolDefinitions | None
 
 
 def _rewritten(chunks: Iterable[ChunkT], rewriter: StreamRewriter[Any]) -> Iterator[ChunkT]:
+    feed = rewriter.feed
     for chunk in chunks:
-        yield from rewriter.feed(chunk)
+        out = feed(chunk)
+        if len(out) == 1:
+            yield out[0]
+        else:
+            yield from out
     yield from rewriter.close()
 
 

@@ -25,8 +25,10 @@ __all__ = ["StreamRewriter"]
 
 ChunkT = TypeVar("ChunkT")
 
-_Fed = tuple[int, list[Any]]
-"""Events a parser already gave for one choice's content: (choice index, events)."""
+_Fed = tuple[ChoiceRewriter, list[Any]]
+"""Events a choice's parser already gave for the chunk's content."""
+
+_QUIET_CHOICE = frozenset({"index", "delta", "finish_reason", "logprobs"})
 
 
 class StreamRewriter(Generic[ChunkT]):
@@ -52,18 +54,23 @@ class StreamRewriter(Generic[ChunkT]):
         if self._closed:
             raise StreamClosedError("feed() called after close()")
         peeked = _peek(chunk)
-        if peeked is not None:
-            index, content = peeked
-            choice = self._choices.get(index)
-            if choice is not None and not choice.finished:
-                events = choice.parser.feed(content)
-                if len(events) == 1:
-                    event = events[0]
-                    if type(event) is Text and (event.text is content or event.text == content):
-                        self._last = chunk
-                        return [chunk]
-                return self._rewrite(chunk, (index, list(events)))
-        return self._rewrite(chunk, None)
+        if peeked is None:
+            return self._rewrite(chunk, None)
+        index, choice, content = peeked
+        rewriter = self._choices.get(index)
+        if rewriter is None or rewriter.finished:
+            return self._rewrite(chunk, None)
+        events = rewriter.parser.feed(content)
+        if not events:
+            if type(choice) is dict and _quiet(chunk, choice):  # type: ignore[arg-type]
+                return []  # all held, and nothing else to pass on: no chunk at all
+        elif len(events) == 1:
+            event = events[0]
+            if type(event) is Text and (event.text is content or event.text == content):
+                # The content comes out unchanged: the same object. (close() takes its
+                # envelope from the last chunk rewritten; a stream's ids do not change.)
+                return [chunk]
+        return self._rewrite(chunk, (rewriter, list(events)))
 
     def close(self) -> list[ChunkT]:
         """End the stream: every choice without a finish_reason gets its held text
@@ -110,7 +117,7 @@ class StreamRewriter(Generic[ChunkT]):
         if upstream_calls:
             out.items.append(rewriter.upstream_calls(upstream_calls))
         content = delta.get("content")
-        if fed is not None and fed[0] == index:
+        if fed is not None and fed[0] is rewriter:
             rewriter.translate(fed[1], out)
         elif content:
             rewriter.feed(content, out)
@@ -130,34 +137,43 @@ class StreamRewriter(Generic[ChunkT]):
         return choice
 
 
-def _peek(chunk: Any) -> tuple[int, str] | None:
-    """(choice index, content) for a chunk of one choice that carries only content
-    (no finish_reason, no tool_calls of its own): a chunk that may pass unchanged."""
+def _peek(chunk: Any) -> tuple[int, Any, str] | None:
+    """(the choice's index, the choice, its content) for a chunk of one choice that carries content and no
+    finish_reason or tool_calls of its own: a chunk whose output may be the same
+    object, or nothing. Dicts are read as dicts; SDK objects by attribute."""
     if type(chunk) is dict:
         choices = chunk.get("choices")
         if type(choices) is not list or len(choices) != 1:
             return None
         choice = choices[0]
-        if type(choice) is not dict or choice.get("finish_reason") is not None:
+        if type(choice) is not dict:
             return None
         delta = choice.get("delta")
-        if type(delta) is not dict or delta.get("tool_calls") is not None:
+        index = choice.get("index", 0)
+        if type(delta) is not dict or choice.get("finish_reason") is not None \
+                or type(index) is not int:
             return None
         content = delta.get("content")
-        index = choice.get("index", 0)
-    elif not isinstance(chunk, Mapping):  # an SDK object: the same test on attributes
+        if delta.get("tool_calls") is not None:
+            return None
+    elif not isinstance(chunk, Mapping):
         choices = getattr(chunk, "choices", None)
         if type(choices) is not list or len(choices) != 1:
             return None
         choice = choices[0]
         delta = getattr(choice, "delta", None)
-        if getattr(choice, "finish_reason", 0) is not None or delta is None \
-                or getattr(delta, "tool_calls", 0) is not None:
+        index = getattr(choice, "index", None)
+        if delta is None or getattr(choice, "finish_reason", 0) is not None \
+                or type(index) is not int or getattr(delta, "tool_calls", 0) is not None:
             return None
         content = getattr(delta, "content", None)
-        index = getattr(choice, "index", None)
     else:
         return None
-    if type(content) is str and content and type(index) is int:
-        return index, content
-    return None
+    return (index, choice, content) if type(content) is str and content else None
+
+
+def _quiet(chunk: dict[str, Any], choice: dict[str, Any]) -> bool:
+    """True when a chunk has nothing but content to say (no role, logprobs, usage or
+    unknown fields), so that with its content held it needs no output at all."""
+    return len(choice["delta"]) == 1 and choice.keys() <= _QUIET_CHOICE \
+        and choice.get("logprobs") is None and chunk.get("usage") is None
