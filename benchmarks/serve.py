@@ -70,7 +70,7 @@ def _best(run: Callable[[], object], repeats: int) -> float:
     return best
 
 
-def adapter_ratio(text: str, repeats: int = 7) -> dict[str, float]:
+def adapter_ratio(text: str, repeats: int = 21) -> dict[str, float]:
     """Seconds for the bare parser and for rewrite_stream over the same 4-character
     pieces, and their ratio (best of `repeats`, interleaved)."""
     pieces = tokens(text)
