@@ -134,6 +134,20 @@ def test_authorization_is_forwarded_and_other_routes_pass_through(
     assert upstream[1].requests[-1]["headers"]["authorization"] == "Bearer sk-secret-key"
 
 
+def test_upstream_response_headers_pass_through(client: openai.OpenAI) -> None:
+    for stream in (False, True):
+        raw = client.chat.completions.with_raw_response.create(
+            model="replay", messages=[{"role": "user", "content": READ}], stream=stream)
+        assert raw.headers["x-request-id"] == "req-1"
+        assert raw.headers["content-type"].startswith(
+            "text/event-stream" if stream else "application/json")
+        parsed = raw.parse()
+        if stream:
+            assert any(chunk.choices and chunk.choices[0].delta.tool_calls for chunk in parsed)
+        else:
+            assert parsed.choices[0].message.tool_calls
+
+
 def test_healthz(proxy: Running) -> None:
     assert httpx2.get(proxy.url + "/healthz").json() == {"status": "ok"}
 

@@ -92,7 +92,7 @@ def fake_upstream(log: UpstreamLog) -> ASGIApp:
         if model == "slow":
             await anyio.sleep(3)
         if not body.get("stream") or model == "json":
-            return JSONResponse(whole_completion(text))
+            return JSONResponse(whole_completion(text), headers={"x-request-id": "req-1"})
         chunks: AsyncIterator[bytes]
         if model == "drop":
             chunks = _dropping(text)
@@ -100,7 +100,8 @@ def fake_upstream(log: UpstreamLog) -> ASGIApp:
             chunks = _endless(log)
         else:
             chunks = _replayed(text)
-        return StreamingResponse(chunks, media_type="text/event-stream")
+        return StreamingResponse(chunks, media_type="text/event-stream",
+                                 headers={"x-request-id": "req-1"})
 
     async def models(request: Request) -> Response:
         log.requests.append({"headers": dict(request.headers), "body": None})

@@ -22,7 +22,13 @@ from starlette.responses import Response, StreamingResponse
 
 from toolparse._errors import ChunkFormatError, ToolparseError
 from toolparse._serve.config import ServeConfig
-from toolparse._serve.proxy import ProxyError, read_body, request_headers, upstream_failure
+from toolparse._serve.proxy import (
+    ProxyError,
+    read_body,
+    request_headers,
+    response_headers,
+    upstream_failure,
+)
 from toolparse._serve.sse import EventTooLarge, StreamTranslator, dumps, loads
 from toolparse.openai import StreamRewriter, rewrite_completion, stream_rewriter
 
@@ -49,10 +55,11 @@ async def chat_completions(request: Request, client: httpx2.AsyncClient,
     except httpx2.TransportError as error:
         raise upstream_failure(error, config.timeout) from None
     content_type = upstream.headers.get("content-type", "")
+    headers = response_headers(upstream.headers)   # x-request-id, rate limits, ...
     if upstream.status_code == 200 and content_type.startswith("text/event-stream"):
+        headers.update({"cache-control": "no-cache", "x-accel-buffering": "no"})
         return StreamingResponse(_rewritten(upstream, StreamTranslator(rewriter)),
-                                 media_type="text/event-stream",
-                                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+                                 media_type="text/event-stream", headers=headers)
     try:
         answer = await upstream.aread()
     except httpx2.TransportError as error:
@@ -60,9 +67,9 @@ async def chat_completions(request: Request, client: httpx2.AsyncClient,
     finally:
         await upstream.aclose()
     if upstream.status_code != 200:   # the upstream's own error, as it came
-        return Response(answer, status_code=upstream.status_code,
-                        media_type=content_type or None)
-    return Response(_rewritten_completion(answer, tools, config), media_type="application/json")
+        return Response(answer, status_code=upstream.status_code, headers=headers)
+    return Response(_rewritten_completion(answer, tools, config), headers=headers,
+                    media_type="application/json")
 
 
 def _request_object(body: bytes) -> Mapping[str, Any]:
