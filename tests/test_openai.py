@@ -128,6 +128,20 @@ def test_calls_count_from_zero_and_ids_come_from_the_factory() -> None:
     assert random_ids.calls[0]["id"].startswith("call_") and len(random_ids.calls[0]["id"]) == 29
 
 
+def test_tools_as_sdk_objects_or_a_one_shot_iterator() -> None:
+    from openai.types.chat import ChatCompletionFunctionTool
+
+    text = READ + UNKNOWN
+    expected = expected_view(text, tools=TOOLS)
+    sdk_tools = [ChatCompletionFunctionTool.model_validate(tool) for tool in TOOLS]
+    for tools in (sdk_tools, iter(TOOLS)):
+        both = envelope(choices=[{"index": i, "delta": {"content": text}, "finish_reason": "stop"}
+                                 for i in (0, 1)])
+        views = client_view(rewrite_stream([both], tools=tools, id_factory=counter_ids()))
+        assert views[0].content == views[1].content == expected.content
+        assert [c[1:] for c in views[1].call_list()] == [c[1:] for c in expected.calls]
+
+
 # ---- several choices -----------------------------------------------------------------------
 
 @given(order=st.lists(st.booleans(), min_size=40, max_size=40))

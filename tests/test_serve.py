@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import socket
 import subprocess
 import sys
@@ -146,6 +147,18 @@ def test_upstream_response_headers_pass_through(client: openai.OpenAI) -> None:
             assert any(chunk.choices and chunk.choices[0].delta.tool_calls for chunk in parsed)
         else:
             assert parsed.choices[0].message.tool_calls
+
+
+def test_no_key_and_no_content_is_logged(client: openai.OpenAI,
+                                          caplog: pytest.LogCaptureFixture) -> None:
+    secret_text = "Zanzibar-4471 " + call_text("read_file", path="Zanzibar-4471.md")
+    with caplog.at_level(logging.DEBUG):
+        streamed(client, secret_text, tools=TOOLS)
+        ask(client, secret_text, tools=TOOLS)
+        ask(client, "x", model="drop", stream=True).close()
+    assert any(record.name == "toolparse.serve" for record in caplog.records)
+    assert "sk-secret-key" not in caplog.text
+    assert "Zanzibar" not in caplog.text
 
 
 def test_healthz(proxy: Running) -> None:
@@ -305,6 +318,14 @@ def test_serve_command_without_the_extra_says_so_in_one_line(tmp_path: Path) -> 
     assert result.stderr.strip().count("\n") == 0
     assert "pip install 'toolparse[serve]'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_serve_command_binds_loopback_unless_told() -> None:
+    from toolparse._cli.main import _argument_parser
+
+    args = _argument_parser().parse_args(["serve", "--upstream", "http://127.0.0.1:8080/v1"])
+    assert (args.host, args.port, args.on_rejected, args.stream_arguments) == \
+        ("127.0.0.1", 8000, "content", False)
 
 
 def test_serve_command_refuses_a_bad_upstream() -> None:
