@@ -328,6 +328,29 @@ def test_serve_command_binds_loopback_unless_told() -> None:
         ("127.0.0.1", 8000, "content", False)
 
 
+def test_serve_command_passes_its_flags_to_the_server(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import toolparse._serve
+    from toolparse._cli.main import main
+    from toolparse.openai import _parsers
+
+    started: list[tuple[ServeConfig, dict[str, Any]]] = []
+    monkeypatch.setattr(toolparse._serve, "run",
+                        lambda config, **where: started.append((config, where)))
+    argv = ["serve", "--upstream", "http://127.0.0.1:9/v1", "--port", "9001",
+            "--on-rejected", "drop", "--timeout", "5", "--max-body", "1000"]
+    assert main(argv) == 0
+    config, where = started[0]
+    assert (config.upstream, config.on_rejected, config.timeout, config.max_body) == \
+        ("http://127.0.0.1:9/v1", "drop", 5.0, 1000)
+    assert where["host"] == "127.0.0.1" and where["port"] == 9001
+    status = main(argv + ["--stream-arguments"])
+    if "incremental" in _parsers._engine_options():
+        assert status == 0 and started[-1][0].stream_arguments
+    else:  # the engine cannot stream arguments yet: said at start-up, not per request
+        assert status == 2 and "incremental=True" in capsys.readouterr().err
+
+
 def test_serve_command_refuses_a_bad_upstream() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "toolparse", "serve", "--upstream", "localhost:8080"],
