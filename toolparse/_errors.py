@@ -20,6 +20,7 @@ __all__ = [
     "ConfigTypeError",
     "RejectedCallError",
     "ParserCopyError",
+    "ChunkFormatError",
 ]
 
 
@@ -80,3 +81,9 @@ class RejectedCallError(ToolparseError, ValueError):
 class ParserCopyError(ToolparseError, TypeError):
     """A `StreamParser` was copied or pickled. It holds a live stream (an open block,
     held output, Markdown state); start a new parser and feed it the same chunks."""
+
+
+class ChunkFormatError(ToolparseError, ValueError):
+    """`toolparse.openai` was given something that is not a chat completion or chunk:
+    neither a mapping nor an openai SDK object, or a field of the wrong type
+    (`choices` not a list, `delta.content` not a string). The message names the field."""

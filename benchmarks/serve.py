@@ -1,0 +1,357 @@
+"""`python -m benchmarks.serve`: what the OpenAI adapter and `toolparse serve` cost.
+
+1. Adapter (SPEC 8): `rewrite_stream` over OpenAI chunk dicts against the bare
+   `StreamParser` fed the same content pieces, as a ratio within one run (target:
+   at most 1.5x). Workloads: prose, a realistic corpus answer, tool-call heavy.
+2. Server (SPEC 9): requests per second and added latency per request, through the
+   proxy against the same upstream directly, at 1, 50 and 200 concurrent streams, one
+   worker (target: added median latency under 5 ms for a typical answer).
+3. Keeping up: 200 streams from an upstream pacing 1,000 tokens/s each; the proxy keeps
+   up when every stream takes as long through it as directly.
+
+Everything runs on 127.0.0.1: the upstream and the load generator are raw asyncio code
+in this process (light, so that the proxy is what is measured), the proxy is a real
+`toolparse serve` subprocess. Loops are bounded in count and time.
+
+    python -m benchmarks.serve [--quick] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import toolparse
+from toolparse.openai import rewrite_stream
+
+REPO = Path(__file__).resolve().parents[1]
+CALL = ('<tool_calls>\n<invoke name="read_file">\n<parameter name="path">src/app/main.py'
+        '</parameter>\n<parameter name="limit">200</parameter>\n</invoke>\n</tool_calls>')
+TYPICAL = ("I'll look at the entry point first to see how the app is configured, then "
+           "check the settings module. " * 3 + "\n\n" + CALL + "\n")
+"""A typical answer: about 90 tokens of prose and one call (about 130 chunks)."""
+
+
+# ---- 1. the adapter ------------------------------------------------------------------------
+
+def tokens(text: str, size: int = 4) -> list[str]:
+    return [text[start:start + size] for start in range(0, len(text), size)]
+
+
+def chunk_dicts(pieces: list[str]) -> list[dict[str, Any]]:
+    head = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
+            "model": "m", "system_fingerprint": "fp"}
+    out = [{**head, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
+                                 "finish_reason": None, "logprobs": None}]}]
+    out += [{**head, "choices": [{"index": 0, "delta": {"content": piece},
+                                  "finish_reason": None, "logprobs": None}]} for piece in pieces]
+    out.append({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop",
+                                     "logprobs": None}]})
+    return out
+
+
+def _best(run: Callable[[], object], repeats: int) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def adapter_ratio(text: str, repeats: int = 21) -> dict[str, float]:
+    """Seconds for the bare parser and for rewrite_stream over the same 4-character
+    pieces, and their ratio (best of `repeats`, interleaved)."""
+    pieces = tokens(text)
+    chunks = chunk_dicts(pieces)
+
+    def bare() -> None:
+        parser = toolparse.StreamParser()
+        for piece in pieces:
+            parser.feed(piece)
+        parser.close()
+
+    def adapted() -> None:
+        for _ in rewrite_stream(chunks):
+            pass
+
+    bare_s = adapted_s = float("inf")
+    for _ in range(repeats):
+        bare_s = min(bare_s, _best(bare, 1))
+        adapted_s = min(adapted_s, _best(adapted, 1))
+    return {"chars": len(text), "chunks": len(chunks), "bare_s": bare_s,
+            "adapter_s": adapted_s, "ratio": adapted_s / bare_s}
+
+
+def adapter_workloads(scale: int) -> dict[str, str]:
+    realistic = (REPO / "corpus" / "realistic" / "deepseek-multi-invoke.txt").read_text()
+    prose = ("The quick brown fox jumps over the lazy dog; `code` and *emphasis* too.\n"
+             * 40)
+    return {"prose": prose * scale, "realistic": realistic * 4 * scale,
+            "typical answer": TYPICAL * 4 * scale, "tool calls only": (CALL + "\n") * 20 * scale}
+
+
+# ---- 2. a raw upstream and a raw load generator -----------------------------------------------
+
+def sse_chunk(content: str | None, finish: str | None = None) -> bytes:
+    delta = {} if content is None else {"content": content}
+    data = {"id": "chatcmpl-up", "object": "chat.completion.chunk", "created": 1,
+            "model": "raw", "choices": [{"index": 0, "delta": delta,
+                                         "finish_reason": finish, "logprobs": None}]}
+    return b"data: " + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
+
+
+class Upstream:
+    """A chat-completions endpoint that streams `answer` as SSE, one chunk per token,
+    over keep-alive HTTP/1.1 with chunked encoding. The request's JSON body may set
+    `rate` (tokens per second per stream; 0: as fast as it can) and `repeat`."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer_events = [sse_chunk(piece) for piece in tokens(answer)]
+        self.server: asyncio.Server | None = None
+        self.port = 0
+
+    async def start(self) -> None:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=1024)
+        self.port = self.server.sockets[0].getsockname()[1]
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = _content_length(head)
+                body = json.loads(await reader.readexactly(length)) if length else {}
+                await self._answer(writer, float(body.get("rate", 0)), int(body.get("repeat", 1)))
+                if b"connection: close" in head.lower():
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        except asyncio.CancelledError:  # the benchmark is over: the loop is closing
+            return
+        finally:
+            writer.close()
+
+    async def _answer(self, writer: asyncio.StreamWriter, rate: float, repeat: int) -> None:
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                     b"transfer-encoding: chunked\r\n\r\n")
+        events = [sse_chunk("", None)] + self.answer_events * repeat + \
+                 [sse_chunk(None, "stop"), b"data: [DONE]\n\n"]
+        batch = max(1, int(rate / 100)) if rate else 16   # paced: a batch every 10 ms
+        started = time.perf_counter()
+        for n in range(0, len(events), batch):
+            data = b"".join(events[n:n + batch])
+            writer.write(b"%x\r\n%s\r\n" % (len(data), data))
+            if rate:
+                delay = started + (n + batch) / rate - time.perf_counter()
+                await asyncio.sleep(max(0.0, delay))
+            else:
+                await writer.drain()
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+
+
+def _content_length(head: bytes) -> int:
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            return int(line.split(b":", 1)[1])
+    return 0
+
+
+CHAT = b"/v1/chat/completions"
+RELAYED = b"/v1/relay/chat/completions"
+"""A path the proxy passes through without rewriting (the upstream answers any path):
+the cost of the HTTP stack alone."""
+
+
+@dataclass
+class Result:
+    seconds: float
+    events: int
+    ok: bool
+
+
+async def request(port: int, body: dict[str, Any], path: bytes = CHAT) -> Result:
+    """One streaming request over a fresh connection; read to the end."""
+    payload = json.dumps(body).encode()
+    started = time.perf_counter()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"POST %s HTTP/1.1\r\nhost: bench\r\n"
+                 b"content-type: application/json\r\nauthorization: Bearer k\r\n"
+                 b"connection: close\r\ncontent-length: %d\r\n\r\n%s"
+                 % (path, len(payload), payload))
+    data = await reader.read(-1)
+    writer.close()
+    seconds = time.perf_counter() - started
+    return Result(seconds, data.count(b"data: "),
+                  data.startswith(b"HTTP/1.1 200") and b"[DONE]" in data)
+
+
+async def load(port: int, concurrency: int, count: int, body: dict[str, Any],
+               limit_s: float, path: bytes = CHAT, pid: int | None = None) -> dict[str, Any]:
+    """`count` requests, `concurrency` at a time; stops early after `limit_s`. With
+    `pid`, also that process's CPU time per request (the proxy's own cost, less
+    sensitive than wall time to other work on the machine)."""
+    results: list[Result] = []
+    deadline = time.perf_counter() + limit_s
+
+    async def worker() -> None:
+        while len(results) < count and time.perf_counter() < deadline:
+            results.append(await request(port, body, path))
+
+    cpu_before = cpu_seconds(pid)
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    wall = time.perf_counter() - started
+    latencies = sorted(r.seconds for r in results)
+    return {"requests": len(results), "ok": sum(r.ok for r in results),
+            "rps": len(results) / wall, "median_ms": statistics.median(latencies) * 1000,
+            "p90_ms": latencies[int(len(latencies) * 0.9)] * 1000,
+            "events_per_request": statistics.median(r.events for r in results),
+            "cpu_ms_per_request": (cpu_seconds(pid) - cpu_before) / len(results) * 1000}
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """User and system CPU time of process `pid` so far (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# ---- 3. the proxy ------------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_proxy(upstream_port: int) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolparse", "serve", "--upstream",
+         f"http://127.0.0.1:{upstream_port}/v1", "--port", str(port), "--log-level", "warning"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return process, port
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("toolparse serve did not start")
+
+
+async def server_figures(quick: bool) -> dict[str, Any]:
+    upstream = Upstream(TYPICAL)
+    await upstream.start()
+    process, proxy_port = start_proxy(upstream.port)
+    figures: dict[str, Any] = {"typical_answer_events": len(upstream.answer_events) + 3}
+    try:
+        body = {"model": "raw", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+        await load(proxy_port, 10, 50, body, 10)               # warm-up
+        for concurrency in (1, 50, 200):
+            count = {1: 100, 50: 500, 200: 1000}[concurrency] // (5 if quick else 1)
+            direct = await load(upstream.port, concurrency, count, body, 60)
+            relayed = await load(proxy_port, concurrency, count, body, 60, RELAYED, process.pid)
+            proxied = await load(proxy_port, concurrency, count, body, 60, CHAT, process.pid)
+            figures[f"c{concurrency}"] = {
+                "direct": direct, "relayed": relayed, "proxy": proxied,
+                "added_median_ms": proxied["median_ms"] - direct["median_ms"]}
+        figures["keep_up"] = [await keep_up(upstream.port, proxy_port, streams, quick)
+                              for streams in (20, 50, 200)]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        assert upstream.server is not None
+        upstream.server.close()
+    return figures
+
+
+async def keep_up(upstream_port: int, proxy_port: int, streams: int,
+                  quick: bool) -> dict[str, Any]:
+    """`streams` streams at once, each paced at 1,000 tokens/s by the upstream: their
+    durations direct and through the proxy, and the tokens/s each stream got."""
+    tokens_per_stream = 500 if quick else 1000
+    repeat = max(1, tokens_per_stream // len(tokens(TYPICAL)))
+    body = {"model": "raw", "stream": True, "rate": 1000, "repeat": repeat,
+            "messages": [{"role": "user", "content": "hi"}]}
+    events = repeat * len(tokens(TYPICAL)) + 3
+    out: dict[str, Any] = {"streams": streams, "events_per_stream": events,
+                           "ideal_s": events / 1000}
+    for name, port in (("direct", upstream_port), ("proxy", proxy_port)):
+        results = await asyncio.wait_for(
+            asyncio.gather(*(request(port, body) for _ in range(streams))), timeout=120)
+        seconds = sorted(r.seconds for r in results)
+        out[name] = {"ok": sum(r.ok for r in results), "median_s": statistics.median(seconds),
+                     "max_s": seconds[-1],
+                     "tokens_per_s_per_stream": events / statistics.median(seconds)}
+    return out
+
+
+# ---- report -------------------------------------------------------------------------------------
+
+def adapter_report(adapter: dict[str, Any]) -> Iterator[str]:
+    yield "adapter (rewrite_stream over dict chunks vs bare StreamParser, 4-char chunks):"
+    for name, row in adapter.items():
+        yield (f"  {name:<17} {row['chunks']:>6} chunks  bare {row['bare_s'] * 1e3:7.2f} ms"
+               f"  adapter {row['adapter_s'] * 1e3:7.2f} ms  ratio {row['ratio']:.2f}x")
+
+
+def server_report(server: dict[str, Any]) -> Iterator[str]:
+    yield (f"server (typical answer: {server['typical_answer_events']} SSE events; one worker; "
+           "relay = the proxy passing the same stream through unrewritten):")
+    for concurrency in (1, 50, 200):
+        row = server[f"c{concurrency}"]
+        d, r, p = row["direct"], row["relayed"], row["proxy"]
+        yield (f"  {concurrency:>3} streams: direct {d['rps']:6.1f} rps {d['median_ms']:7.1f} ms"
+               f" | relay {r['rps']:6.1f} rps {r['median_ms']:7.1f} ms"
+               f" | proxy {p['rps']:6.1f} rps {p['median_ms']:7.1f} ms (p90 {p['p90_ms']:.1f},"
+               f" {p['ok']}/{p['requests']} ok) | added median {row['added_median_ms']:.1f} ms"
+               f" | proxy CPU/request relay {r['cpu_ms_per_request']:.1f} ms,"
+               f" rewrite {p['cpu_ms_per_request']:.1f} ms")
+    for k in server["keep_up"]:
+        yield (f"  keep-up, {k['streams']:>3} streams x 1,000 tokens/s ({k['events_per_stream']}"
+               f" events, ideal {k['ideal_s']:.2f} s): direct median {k['direct']['median_s']:.2f} s"
+               f" | proxy median {k['proxy']['median_s']:.2f} s max {k['proxy']['max_s']:.2f} s"
+               f" = {k['proxy']['tokens_per_s_per_stream']:.0f} tokens/s per stream"
+               f" ({k['proxy']['ok']}/{k['streams']} ok)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.serve", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer requests (a smoke run)")
+    parser.add_argument("--adapter-only", action="store_true", help="skip the server figures")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+    scale = 1 if args.quick else 4
+    adapter = {name: adapter_ratio(text) for name, text in adapter_workloads(scale).items()}
+    for line in adapter_report(adapter):
+        print(line, flush=True)
+    server = {} if args.adapter_only else asyncio.run(server_figures(args.quick))
+    for line in server_report(server) if server else ():
+        print(line)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"adapter": adapter, "server": server}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["adapter_ratio", "adapter_workloads", "main", "server_figures"]

@@ -1,0 +1,39 @@
+"""What one `toolparse serve` process is told: the upstream, the rewrite options, the
+limits. Set by the server's flags, never by a client (SPEC 9)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from toolparse._dialect import Dialect
+from toolparse.openai import OnRejected
+
+__all__ = ["DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT", "ServeConfig"]
+
+DEFAULT_TIMEOUT: Final = 600.0
+"""Seconds to wait for the upstream to connect, or between two reads of its answer."""
+
+DEFAULT_MAX_BODY: Final = 32 << 20
+"""The largest request body accepted (32 MiB: long conversations with images fit)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServeConfig:
+    """The proxy's settings."""
+
+    upstream: str
+    """The upstream's OpenAI base URL (`http://127.0.0.1:8080/v1`): the proxy's
+    `/v1/<path>` goes to `<upstream>/<path>`."""
+    dialect: str | Dialect = "deepseek"
+    """The markup the model writes its tool calls in."""
+    on_rejected: OnRejected = "content"
+    """SPEC 8's policy for blocks with a rejected call."""
+    stream_arguments: bool = False
+    """Stream each call's arguments as they arrive (SPEC 8)."""
+    timeout: float = DEFAULT_TIMEOUT
+    """Upstream connect and read timeout, in seconds; past it the client gets 504."""
+    max_body: int = DEFAULT_MAX_BODY
+    """Request bodies larger than this many bytes get 413."""
+    max_connections: int = 1000
+    """Open upstream connections at most (the pool's limit)."""

@@ -1,0 +1,87 @@
+"""Forwarding: which headers go where, reading a bounded body, the proxy's own errors.
+
+Errors the proxy makes itself are OpenAI-shaped (`{"error": {"message", "type",
+"code"}}`), so the openai client raises them as `APIStatusError` with that message.
+Errors the upstream makes pass through as they came (status, body, content type).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import httpx2
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toolparse._serve.sse import dumps
+
+__all__ = ["ProxyError", "error_response", "read_body", "request_headers",
+           "response_headers", "upstream_failure"]
+
+_HOP_BY_HOP = frozenset({
+    "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te",
+    "trailer", "trailers", "transfer-encoding", "upgrade",
+})
+"""Headers that belong to one connection (RFC 9110 section 7.6.1), never forwarded."""
+
+_NOT_FORWARDED = _HOP_BY_HOP | {"host", "content-length", "accept-encoding"}
+"""Request headers the upstream client sets itself. Everything else, `Authorization`
+included, goes to the upstream unchanged."""
+
+_NOT_RETURNED = _HOP_BY_HOP | {"content-length", "content-encoding", "date", "server"}
+"""Response headers the proxy's own server sets (the body it sends is decoded)."""
+
+
+class ProxyError(Exception):
+    """A request the proxy answers itself, with this status and message."""
+
+    def __init__(self, status: int, message: str, kind: str, code: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.code = code
+
+    def response(self) -> Response:
+        return error_response(self.status, str(self), self.kind, self.code)
+
+
+def error_response(status: int, message: str, kind: str, code: str) -> Response:
+    body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    return Response(dumps(body), status_code=status, media_type="application/json")
+
+
+def request_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    return [(name, value) for name, value in headers if name.lower() not in _NOT_FORWARDED]
+
+
+def response_headers(headers: Mapping[str, str] | httpx2.Headers) -> dict[str, str]:
+    return {name: value for name, value in headers.items() if name.lower() not in _NOT_RETURNED}
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, or ProxyError 413 as soon as it is known to exceed `limit`."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _too_large(limit)
+    parts: list[bytes] = []
+    size = 0
+    async for part in request.stream():
+        size += len(part)
+        if size > limit:
+            raise _too_large(limit)
+        parts.append(part)
+    return b"".join(parts)
+
+
+def _too_large(limit: int) -> ProxyError:
+    return ProxyError(413, f"request body larger than {limit} bytes (the server's --max-body)",
+                      "invalid_request_error", "request_too_large")
+
+
+def upstream_failure(error: httpx2.TransportError, timeout: float) -> ProxyError:
+    """The proxy's answer when the upstream could not be reached or did not answer."""
+    if isinstance(error, httpx2.TimeoutException):
+        return ProxyError(504, f"the upstream did not answer within {timeout:g} s "
+                          "(the server's --timeout)", "upstream_error", "upstream_timeout")
+    return ProxyError(502, f"the upstream could not be reached ({type(error).__name__})",
+                      "upstream_error", "upstream_unreachable")
