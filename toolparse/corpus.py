@@ -1,4 +1,4 @@
-"""The corpus: model outputs next to the events SPEC.md says they give.
+"""The corpus: model outputs next to the events the specification says they give.
 
 A corpus is a directory tree of cases, in the manner of markdown-it-py's spec fixtures
 and tomli's toml-test pairs. A case is a group directory and a file stem:
