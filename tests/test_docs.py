@@ -20,7 +20,7 @@ CITING = sorted(
 
 # "SPEC 3.2", "SPEC G4", "SPEC section 6", "SPEC 6.1; G9, G10", "SPEC 3.2, G4".
 CITATION = re.compile(r"(?<![\w.])SPEC(?: section)? (G\d+a?|\d+(?:\.\d+)?)((?:[,;] G\d+a?)*)")
-DOCUMENTS = [REPO / "README.md", *sorted(REPO.joinpath("docs").glob("*.md"))]
+DOCUMENTS = [REPO / "README.md", REPO / "CHANGELOG.md", *sorted(REPO.joinpath("docs").glob("*.md"))]
 
 
 def spec_sections() -> set[str]:
