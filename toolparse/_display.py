@@ -107,8 +107,15 @@ def _badge(mark: str, text: str, title: str = "") -> str:
 
 
 def block_status(block: ToolCallBlock) -> str:
-    """The status a block is coloured by: that of its worst call (`rejected`, then
-    `repaired`, `valid`, `unchecked`)."""
+    """The status a block is coloured by.
+
+    Args:
+        block: A recognised block.
+
+    Returns:
+        The status of its worst call: `rejected`, else `repaired`, else `valid`, else
+        `unchecked`.
+    """
     statuses = {call.status for call in block.calls}
     return next((s for s in _WORST_FIRST if s in statuses), "unchecked")
 
@@ -116,8 +123,15 @@ def block_status(block: ToolCallBlock) -> str:
 # ---- HTML --------------------------------------------------------------------------------
 
 def text_html(event: Text) -> str:
-    """A Text event: its characters, escaped, in a box; a failed block's text outlined
-    and labelled with its reason."""
+    """The HTML of a Text event (`Text._repr_html_`).
+
+    Args:
+        event: The event.
+
+    Returns:
+        Its characters, escaped, in a box; a failed block's text outlined and labelled
+        with its reason.
+    """
     body, left_out = _clip(event.text, MAX_SHOWN_CHARS)
     heading = f"Text, {_count(len(event.text), 'character')}"
     if event.failure is None:
@@ -131,12 +145,27 @@ def text_html(event: Text) -> str:
 
 
 def call_html(call: ToolCall) -> str:
-    """A ToolCall: its name, status (with repair rules or reason) and arguments."""
+    """The HTML of a call (`ToolCall._repr_html_`).
+
+    Args:
+        call: The call.
+
+    Returns:
+        A one-row table: its name, its status (with the repair rules or the reason) and
+        its arguments, with the hint of a rejected call.
+    """
     return f'<div style="{_BOX}">{_calls_table([(None, call)])}</div>'
 
 
 def block_html(block: ToolCallBlock) -> str:
-    """A ToolCallBlock: its source text highlighted in its status colour, then its calls."""
+    """The HTML of a block (`ToolCallBlock._repr_html_`).
+
+    Args:
+        block: The block.
+
+    Returns:
+        Its source text highlighted in its status colour, then a table of its calls.
+    """
     body, left_out = _clip(block.raw, MAX_SHOWN_CHARS)
     heading = (f"ToolCallBlock, characters {block.start}-{block.end}, "
                f"{_count(len(block.calls), 'call')}")
@@ -147,9 +176,19 @@ def block_html(block: ToolCallBlock) -> str:
 
 
 def result_html(result: ParseResult) -> str:
-    """A ParseResult: a legend, the whole text with each block highlighted and numbered,
-    failed blocks and tags in code marked, then a table of every call (with its block's
-    number) and one of the failures."""
+    """The HTML of a whole result (`ParseResult._repr_html_`).
+
+    Tags in code are found with the result's `dialect` when it records one, else with
+    `deepseek`'s tags.
+
+    Args:
+        result: The result.
+
+    Returns:
+        A legend; the text with each block highlighted and numbered, failed blocks and
+        tags in code marked and long stretches folded; then a table of every call (with
+        its block's number) and one of the failures.
+    """
     blocks = [e for e in result.events if isinstance(e, ToolCallBlock)]
     shown = list(_shown_events(result.events))
     mentions = code_mentions(shown, getattr(result, "dialect", "deepseek"))
@@ -382,13 +421,27 @@ def _count(n: int, unit: str) -> str:
 # ---- repr --------------------------------------------------------------------------------
 
 def text_repr(event: Text) -> str:
-    """`Text('...')`, a long text shortened in the middle."""
+    """The repr of a Text event.
+
+    Args:
+        event: The event.
+
+    Returns:
+        `Text('...')`, a long text shortened in the middle.
+    """
     return f"Text({_short(event.text)})"
 
 
 def call_repr(call: ToolCall) -> str:
-    """`ToolCall(name=..., arguments=..., status=..., start=..., end=...)`; the repair
-    outcome and parameters kept as text are added when there are any."""
+    """The repr of a call (`repr(ToolCall)`).
+
+    Args:
+        call: The call.
+
+    Returns:
+        `ToolCall(name=..., arguments=..., status=..., start=..., end=...)`, with the
+        reason of a rejected call and the parameters kept as text when there are any.
+    """
     parts = [f"name={call.name!r}", f"arguments={_short(call.arguments)}",
              f"status={call.status!r}"]
     if call.reason:
@@ -400,13 +453,27 @@ def call_repr(call: ToolCall) -> str:
 
 
 def block_repr(block: ToolCallBlock) -> str:
-    """`ToolCallBlock(start-end: name(args), ...; raw=...)` on one line."""
+    """The repr of a block (`repr(ToolCallBlock)`).
+
+    Args:
+        block: The block.
+
+    Returns:
+        `ToolCallBlock(start-end: name(args), ...; raw=...)` on one line.
+    """
     calls = ", ".join(_call_summary(call) for call in block.calls)
     return f"ToolCallBlock({block.start}-{block.end}: {calls}; raw={_short(block.raw)})"
 
 
 def result_repr(result: ParseResult) -> str:
-    """The result's flags and its events, one a line (the first REPR_EVENTS)."""
+    """The repr of a result (`repr(ParseResult)`).
+
+    Args:
+        result: The result.
+
+    Returns:
+        The result's flags, then its events one a line (the first `REPR_EVENTS`).
+    """
     lines = [f"ParseResult(saw_tool_syntax={result.saw_tool_syntax}, "
              f"calls={len(result.calls)}, events=["]
     lines += [f"  {_event_summary(event)}," for event in result.events[:REPR_EVENTS]]
