@@ -4,6 +4,8 @@ the repository."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from pathlib import Path
 
@@ -16,11 +18,12 @@ SPEC = REPO / "docs" / "spec.md"
 CITING = sorted(
     [*REPO.joinpath("toolparse").rglob("*.py"), *REPO.joinpath("grammars").glob("*.lark"),
      *REPO.joinpath("docs").rglob("*.md"), *REPO.joinpath("tests").glob("*.py"),
-     REPO / "README.md", REPO / "corpus" / "README.md", REPO / "docs" / "examples" / "quickstart.ipynb"])
+     REPO / "README.md", REPO / "CONTRIBUTING.md", REPO / "corpus" / "README.md",
+     REPO / "docs" / "examples" / "quickstart.ipynb"])
 
 # "SPEC 3.2", "SPEC G4", "SPEC section 6", "SPEC 6.1; G9, G10", "SPEC 3.2, G4".
 CITATION = re.compile(r"(?<![\w.])SPEC(?: section)? (G\d+a?|\d+(?:\.\d+)?)((?:[,;] G\d+a?)*)")
-DOCUMENTS = [REPO / "README.md", REPO / "CHANGELOG.md", *sorted(REPO.joinpath("docs").glob("*.md"))]
+DOCUMENTS = [REPO / "README.md", REPO / "CHANGELOG.md", REPO / "CONTRIBUTING.md", *sorted(REPO.joinpath("docs").glob("*.md"))]
 
 
 def spec_sections() -> set[str]:
@@ -57,7 +60,8 @@ def test_every_spec_citation_names_a_section_of_docs_spec() -> None:
     assert not unknown, "citations of sections docs/spec.md does not have:\n" + "\n".join(unknown)
 
 
-@pytest.mark.parametrize("path", [REPO / "README.md", REPO / "toolparse" / "__init__.py",
+@pytest.mark.parametrize("path", [REPO / "README.md", REPO / "CONTRIBUTING.md",
+                                  REPO / "toolparse" / "__init__.py",
                                   *sorted(REPO.joinpath("docs").glob("*.md"))],
                          ids=lambda p: str(p.relative_to(REPO)))
 def test_the_places_users_read_say_where_spec_is(path: Path) -> None:
@@ -164,3 +168,34 @@ def test_the_readme_lists_every_bundled_dialect_and_command() -> None:
     for command in COMMANDS:
         name = command.__name__.rsplit(".", 1)[-1]
         assert f"| `toolparse {name}` |" in text, f"the README does not list `toolparse {name}`"
+
+
+# ---- what docs/spec.md section 2 says of the types -------------------------------------------
+
+USER_CODE = '''
+import toolparse
+
+tools: toolparse.ToolDefinitions = [{"name": "f", "parameters": {"type": "object"}}]
+repair: toolparse.RepairOption = {"repairJsonSyntax": False}
+result = toolparse.parse("x", tools=tools, repair=repair)
+status: toolparse.CallStatus = result.calls[0].status
+toolparse.parse("x", tools=123)
+toolparse.StreamParser(repair=3)
+'''
+
+
+def test_tools_123_fails_a_type_check(tmp_path: Path) -> None:
+    from mypy import api
+
+    (tmp_path / "user.py").write_text(USER_CODE, encoding="utf-8")
+    cwd = Path.cwd()
+    os.chdir(tmp_path)  # away from the repository's own mypy settings
+    try:
+        stdout, stderr, _ = api.run(["--strict", "--no-incremental", "user.py"])
+    finally:
+        os.chdir(cwd)
+    errors = [line for line in stdout.splitlines() if ": error: " in line]
+    assert [line.split(":")[1] for line in errors] == ["8", "9"], stdout + stderr
+    assert 'Argument "tools" to "parse" has incompatible type "int"' in errors[0]
+    assert 'Argument "repair" to "StreamParser" has incompatible type "int"' in errors[1]
+
