@@ -199,3 +199,25 @@ def test_tools_123_fails_a_type_check(tmp_path: Path) -> None:
     assert 'Argument "tools" to "parse" has incompatible type "int"' in errors[0]
     assert 'Argument "repair" to "StreamParser" has incompatible type "int"' in errors[1]
 
+
+# ---- docs/cli.md shows real output -------------------------------------------------------------
+
+def test_the_cli_page_shows_what_the_commands_print(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from markdown_it import MarkdownIt
+
+    from toolparse._cli import main
+
+    page = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    fences = [token for token in MarkdownIt("commonmark").parse(page) if token.type == "fence"]
+    answer, pretty = [f.content for f in fences if f.info == "" and "tool_calls" in f.content][:2]
+    (records,) = [f.content for f in fences if f.info == "json"]
+    (tmp_path / "answer.txt").write_text(answer, encoding="utf-8")
+    (tmp_path / "tools.json").write_text(json.dumps([{"name": "read_file", "parameters": {
+        "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}]),
+        encoding="utf-8")
+    arguments = [str(tmp_path / "answer.txt"), "--tools", str(tmp_path / "tools.json")]
+    assert main(["parse", *arguments]) == 0
+    assert capsys.readouterr().out == pretty
+    assert main(["parse", *arguments, "--format", "jsonl", "--id-prefix", "call_"]) == 0
+    assert capsys.readouterr().out == records
