@@ -16,7 +16,22 @@ from toolparse.corpus import random_chunks, split_at  # noqa: F401  (shared by t
 BlockFailure = toolparse.BlockFailure
 
 REPO = Path(__file__).resolve().parents[1]
-CONFORMANCE = REPO.parent / "shared" / "conformance"
+# The maintainers' conformance data: labelled cases about other projects and the
+# CommonMark specification's examples, kept apart from the repository (they are not
+# toolparse's to distribute). A few tests read them when they are there and say, when
+# skipped, how to point at them.
+CONFORMANCE = Path(os.environ.get("TOOLPARSE_CONFORMANCE")
+                   or REPO.parent / "shared" / "conformance")
+
+
+def conformance_missing(file: str) -> str | None:
+    """Why a test of the conformance `file` cannot run, in words for a user of a plain
+    checkout, or None when it can."""
+    if (CONFORMANCE / file).is_file():
+        return None
+    return (f"needs the maintainers' conformance data set ({file}), which is not part of "
+            "this repository; set TOOLPARSE_CONFORMANCE to the folder holding it to run "
+            "this test")
 
 settings.register_profile("default", max_examples=150, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])

@@ -44,13 +44,57 @@ def test_parse_pretty_shows_text_and_a_call_block(capsys, answer_file: Path) -> 
     assert "│ ping\n│   n = 1\n└─\r\nDone, ünïcode 你好.\n" in out
 
 
-def test_parse_jsonl_gives_the_events_losslessly(capsys, answer_file: Path) -> None:
+def jsonl(out: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_parse_jsonl_gives_one_record_per_event_whatever_the_chunk_size(capsys, answer_file: Path) -> None:
+    outputs = []
     for size in ("1", "3", "1000"):
-        status, out, _ = run(capsys, "parse", str(answer_file), "--format", "jsonl", "--chunk-size", size)
+        status, out, _ = run(capsys, "parse", str(answer_file), "--format", "jsonl",
+                             "--chunk-size", size, "--id-prefix", "call_")
         assert status == 0
-        records = [json.loads(line) for line in out.splitlines()]
-        assert "".join(r.get("text", r.get("raw", "")) for r in records) == ANSWER  # CRLF kept
-        assert [r["calls"] for r in records if "calls" in r] == [[{"name": "ping", "arguments": {"n": 1}}]]
+        outputs.append(out)
+    assert outputs[0] == outputs[1] == outputs[2]  # merged text, never per-chunk fragments
+    records = jsonl(outputs[0])
+    assert "".join(r.get("text", r.get("raw", "")) for r in records) == ANSWER  # CRLF kept
+    start = len("Let me check.\r\n\r\n")
+    assert records == [
+        {"type": "text", "start": 0, "end": start, "text": "Let me check.\r\n\r\n"},
+        {"type": "block", "start": start, "end": start + len(BLOCK), "accepted": True,
+         "calls": [{"id": "call_1", "name": "ping", "arguments": {"n": 1}, "status": "unchecked",
+                    "reason": None, "hint": None, "repair_rules": [], "json_errors": [],
+                    "start": start + len("<tool_calls>"),
+                    "end": start + len(BLOCK) - len("</tool_calls>")}],
+         "raw": BLOCK},
+        {"type": "text", "start": start + len(BLOCK), "end": len(ANSWER),
+         "text": ANSWER[start + len(BLOCK):]}]
+
+
+def test_parse_jsonl_offsets_locate_every_record(capsys, tmp_path: Path) -> None:
+    text = ("a `x` <tool_calls>oops</tool_calls> b " + BLOCK + " c <tool_calls><invoke name=\"q\">"
+            "<parameter name=\"p\">1</parameter>stray</invoke></tool_calls> d " + BLOCK + "\n")
+    source = tmp_path / "mixed.txt"
+    source.write_text(text, encoding="utf-8")
+    _, out, _ = run(capsys, "parse", str(source), "--format", "jsonl", "--chunk-size", "2")
+    records = jsonl(out)
+    position = 0
+    for record in records:
+        assert record["start"] == position
+        assert text[record["start"]:record["end"]] == record.get("text", record.get("raw"))
+        position = record["end"]
+    assert position == len(text)
+    kinds = [(r["type"], r.get("failure", {}).get("reason")) for r in records]
+    assert kinds == [("text", None), ("text", "unexpected_token"), ("text", None), ("block", None),
+                     ("text", None), ("text", "unexpected_token"), ("text", None), ("block", None),
+                     ("text", None)]
+    broken = records[5]
+    assert broken["text"].startswith("<tool_calls><invoke") and broken["text"].endswith("</tool_calls>")
+    failure = broken["failure"]
+    assert (failure["start"], failure["end"]) == (broken["start"], broken["end"])
+    assert text[failure["at"]:].startswith("stray") and failure["expected"]
+    ids = [call["id"] for r in records if r["type"] == "block" for call in r["calls"]]
+    assert all(i.startswith("call_") and len(i) == 29 for i in ids) and len(set(ids)) == 2
 
 
 def test_parse_reads_standard_input(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -80,14 +124,16 @@ def test_parse_with_a_bundled_dialect_and_with_a_grammar(capsys, tmp_path: Path)
     _, out, _ = run(capsys, "parse", str(source), "--dialect", "deepseek", "--format", "jsonl",
                     "--chunk-size", "1000")
     # With deepseek the alias is no wrapper: the invoke breaks at the close (SPEC 3.2).
-    assert [json.loads(line) for line in out.splitlines()] == [
-        {"text": "<|DSML|actions>"},
-        {"text": '<|DSML|invoke name="ping"/></|DSML|actions>', "failure": "unexpected_token",
-         "at": len('<|DSML|actions><|DSML|invoke name="ping"/>')}]
+    opening = len("<|DSML|actions>")
+    records = jsonl(out)
+    assert [(r["text"], r.get("failure", {}).get("reason")) for r in records] == [
+        ("<|DSML|actions>", None), ('<|DSML|invoke name="ping"/></|DSML|actions>', "unexpected_token")]
+    assert records[1]["failure"]["at"] == len('<|DSML|actions><|DSML|invoke name="ping"/>')
+    assert (records[1]["start"], records[1]["failure"]["start"]) == (opening, opening)
     status, out, _ = run(capsys, "parse", str(source), "--grammar", str(grammar), "--format", "jsonl")
     assert status == 0
-    assert [json.loads(line) for line in out.splitlines()] == [
-        {"calls": [{"name": "ping", "arguments": {}}], "raw": aliased}]
+    (block,) = jsonl(out)
+    assert block["raw"] == aliased and [(c["name"], c["arguments"]) for c in block["calls"]] == [("ping", {})]
 
 
 def test_parse_pretty_shortens_long_values(capsys, tmp_path: Path) -> None:
@@ -97,6 +143,106 @@ def test_parse_pretty_shortens_long_values(capsys, tmp_path: Path) -> None:
     _, out, _ = run(capsys, "parse", str(source))
     assert "more characters)" in out and "x" * 400 not in out
     assert out.endswith("└─\n and after")
+
+
+# ---- parse with tools ----------------------------------------------------------------------
+
+READ = {"type": "function", "function": {"name": "read_file", "parameters": {
+    "type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
+    "required": ["path"], "additionalProperties": False}}}
+TOOLS_ANSWER = (
+    '<tool_calls><invoke name="read_file"><parameter name="path">a.md</parameter>'
+    '<parameter name="limit">20</parameter></invoke></tool_calls>\n'
+    '<tool_calls><invoke name="read_file">{"path": "b.md", "limit": 5,}</invoke></tool_calls>\n'
+    '<tool_calls><invoke name="read_file"><parameter name="path">c.md</parameter></invoke>'
+    '<invoke name="rm"><parameter name="path">/</parameter></invoke></tool_calls>\n')
+
+
+@pytest.fixture
+def tools_files(tmp_path: Path) -> tuple[Path, Path]:
+    (tmp_path / "answer.txt").write_text(TOOLS_ANSWER, encoding="utf-8")
+    (tmp_path / "tools.json").write_text(json.dumps([READ]), encoding="utf-8")
+    return tmp_path / "answer.txt", tmp_path / "tools.json"
+
+
+def test_parse_with_tools_gives_statuses_reasons_rules_and_ids(capsys, tools_files) -> None:
+    answer, tools = tools_files
+    status, out, err = run(capsys, "parse", str(answer), "--tools", str(tools), "--format", "jsonl",
+                           "--id-prefix", "t")
+    assert status == 0 and err == ""
+    blocks = [r for r in jsonl(out) if r["type"] == "block"]
+    calls = [(c["id"], c["name"], c["status"], c["reason"], c["repair_rules"], c["arguments"])
+             for b in blocks for c in b["calls"]]
+    assert calls == [
+        ("t1", "read_file", "valid", None, [], {"path": "a.md", "limit": 20}),  # typed by the schema
+        ("t2", "read_file", "repaired", None, ["repair_json_syntax"], {"path": "b.md", "limit": 5}),
+        ("t3", "read_file", "valid", None, [], {"path": "c.md"}),
+        ("t4", "rm", "rejected", "unknown_tool", [], {"path": "/"})]
+    assert [b["accepted"] for b in blocks] == [True, True, False]
+    assert "no tool named 'rm'" in blocks[2]["calls"][1]["hint"]
+    for block in blocks:
+        for call in block["calls"]:
+            assert TOOLS_ANSWER[call["start"]:call["end"]].startswith('<invoke name="' + call["name"])
+
+
+def test_parse_pretty_with_tools_shows_repairs_and_hints(capsys, tools_files) -> None:
+    answer, tools = tools_files
+    status, out, _ = run(capsys, "parse", str(answer), "--tools", str(tools))
+    assert status == 0
+    assert "│ read_file  [valid]\n│   path = \"a.md\"\n│   limit = 20\n" in out
+    assert "│ read_file  [repaired: repair_json_syntax]" in out
+    assert "│ rm  [rejected: unknown_tool]\n│   path = \"/\"\n│   hint: There is no tool named 'rm'" in out
+
+
+def test_parse_tools_from_a_request_body_with_model_and_repair(capsys, tools_files, tmp_path: Path) -> None:
+    answer, _ = tools_files
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps({"model": "x", "messages": [], "tools": [READ]}), encoding="utf-8")
+    strict = tmp_path / "strict.json"
+    strict.write_text(json.dumps({"repairJsonSyntax": False}), encoding="utf-8")
+    status, out, _ = run(capsys, "parse", str(answer), "--tools", str(request), "--model", "zai/glm-4.6",
+                         "--repair", str(strict), "--format", "jsonl")
+    assert status == 0
+    statuses = [c["status"] for r in jsonl(out) if r["type"] == "block" for c in r["calls"]]
+    assert statuses == ["valid", "rejected", "valid", "rejected"]  # no syntax repair now
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "cannot read "),
+    ("[{", "not JSON (line 1"),
+    ('{"name": "x"}', "expected a JSON array of tool definitions"),
+    ('[{"name": "t", "parameters": {"$ref": "https://example.com/s.json"}}]', "points outside"),
+    (b"\xff[]", "not UTF-8"),
+])
+def test_a_bad_tools_file_is_bad_use_in_one_line(capsys, tmp_path: Path, answer_file: Path,
+                                                 content: str | bytes | None, message: str) -> None:
+    tools = tmp_path / "tools.json"
+    if isinstance(content, bytes):
+        tools.write_bytes(content)
+    elif content is not None:
+        tools.write_text(content, encoding="utf-8")
+    status, out, err = run(capsys, "parse", str(answer_file), "--tools", str(tools))
+    assert status == 2 and out == ""
+    assert err.startswith("toolparse: ") and err.count("\n") == 1
+    assert message in err and "tools.json" in err
+
+
+def test_model_or_repair_without_tools_is_bad_use(capsys, tmp_path: Path, answer_file: Path) -> None:
+    config = tmp_path / "repair.json"
+    config.write_text("{}", encoding="utf-8")
+    for flag, value in (("--model", "glm"), ("--repair", str(config))):
+        status, _, err = run(capsys, "parse", str(answer_file), flag, value)
+        assert status == 2 and err == f"toolparse: {flag} needs --tools: calls are checked and " \
+                                      "repaired against the tools' schemas\n"
+
+
+def test_a_bad_repair_file_names_the_file_and_the_key(capsys, tools_files, tmp_path: Path) -> None:
+    answer, tools = tools_files
+    config = tmp_path / "repair.json"
+    config.write_text(json.dumps({"fixEverything": True}), encoding="utf-8")
+    status, _, err = run(capsys, "parse", str(answer), "--tools", str(tools), "--repair", str(config))
+    assert status == 2 and err.count("\n") == 1
+    assert "repair.json: " in err and "'fixEverything'" in err
 
 
 # ---- bad use -------------------------------------------------------------------------------
@@ -142,6 +288,13 @@ def test_input_that_is_not_utf8_is_bad_use(capsys, tmp_path: Path) -> None:
 def test_argument_errors_are_bad_use(capsys, argv: list[str]) -> None:
     status, _, err = run(capsys, *argv)
     assert status == 2 and "usage: toolparse" in err
+
+
+def test_version(capsys) -> None:
+    from importlib.metadata import version
+
+    status, out, _ = run(capsys, "--version")
+    assert status == 0 and out == f"toolparse {version('toolparse')}\n"
 
 
 def test_help_exits_zero(capsys) -> None:

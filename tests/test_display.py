@@ -3,6 +3,7 @@ functions in toolparse._display)."""
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 import toolparse
@@ -22,26 +23,46 @@ class _Balance(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.open: list[str] = []
         self.text: list[str] = []
+        self.source: list[str] = []
+        """The text outside labels and summaries: the source text as the display shows it."""
+        self.skipping = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in self.VOID:
             self.open.append(tag)
+            classes = (dict(attrs).get("class") or "").split()
+            if self.skipping or tag == "summary" or "tp-label" in classes:
+                self.skipping += 1
 
     def handle_endtag(self, tag: str) -> None:
         assert self.open and self.open[-1] == tag, f"</{tag}> closes {self.open[-1:]}"
         self.open.pop()
+        self.skipping = max(self.skipping - 1, 0)
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
+        if not self.skipping:
+            self.source.append(data)
 
 
 def rendered(markup: str) -> str:
     """The text a browser shows for `markup`, after checking the markup is balanced."""
+    return "".join(_balanced(markup).text)
+
+
+def flow_source(markup: str) -> str:
+    """The source text in the display's text box, without labels and fold summaries."""
+    flow = re.search(r'<div class="tp-flow".*?</div>(?=<table|</div>$)', markup, re.S)
+    assert flow, "no tp-flow box"
+    return "".join(_balanced(flow.group(0)).source)
+
+
+def _balanced(markup: str) -> _Balance:
     checker = _Balance()
     checker.feed(markup)
     checker.close()
     assert checker.open == [], f"unclosed: {checker.open}"
-    return "".join(checker.text)
+    return checker
 
 
 def test_result_html_shows_the_text_escaped_and_the_block_highlighted() -> None:
@@ -100,11 +121,12 @@ def test_text_html() -> None:
 
 def test_long_text_is_cut_and_says_so() -> None:
     long = "x" * (_display.MAX_SHOWN_CHARS + 5000)
-    shown = rendered(toolparse.parse(long + " " + BLOCK)._repr_html_())
-    assert "x" * _display.MAX_SHOWN_CHARS in shown and "x" * (_display.MAX_SHOWN_CHARS + 1) not in shown
-    assert f"{5000 + 1 + len(BLOCK):,} characters more not shown" in shown
-    shown = rendered(toolparse.Text(long)._repr_html_())
-    assert "5,000 characters more not shown" in shown
+    markup = toolparse.parse(long + " " + BLOCK)._repr_html_()
+    assert flow_source(markup).startswith("x" * _display.MAX_SHOWN_CHARS + " … ")
+    assert f"{5000 + 1 + len(BLOCK):,} characters more not shown" in rendered(markup)
+    markup = toolparse.Text(long)._repr_html_()
+    assert "5,000 characters more not shown" in rendered(markup)
+    assert flow_source(markup) == "x" * _display.MAX_SHOWN_CHARS + " … 5,000 characters more not shown"
 
 
 def test_long_values_and_many_calls_are_cut() -> None:
@@ -113,6 +135,146 @@ def test_long_values_and_many_calls_are_cut() -> None:
     many = "".join('<tool_calls><invoke name="t"/></tool_calls>' for _ in range(_display.MAX_SHOWN_CALLS + 3))
     shown = rendered(toolparse.parse(many)._repr_html_())
     assert "3 calls more not shown" in shown
+
+
+# ---- marks: statuses, failures, code, repairs, folds -----------------------------------------
+
+READ = {"type": "function", "function": {"name": "read_file", "parameters": {
+    "type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
+    "required": ["path"], "additionalProperties": False}}}
+WRITE = {"name": "write_file", "parameters": {
+    "type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+    "required": ["path", "content"]}}
+FENCED = '```xml\n<tool_calls><invoke name="read_file"/></tool_calls>\n```\n'
+VALID = '<tool_calls><invoke name="read_file"><parameter name="path">a</parameter></invoke></tool_calls>'
+REPAIRED = '<tool_calls><invoke name="read_file">{"path": "b",}</invoke></tool_calls>'
+REJECTED = '<tool_calls><invoke name="rm"><parameter name="path">/</parameter></invoke></tool_calls>'
+BROKEN = ('<tool_calls><invoke name="read_file"><parameter name="path">c</parameter>stray'
+          '</invoke></tool_calls>')
+CODE = "def f():\n    return '<b>'\n"
+WRITES = (f'<tool_calls><invoke name="write_file"><parameter name="path">f.py</parameter>'
+          f'<parameter name="content"><![CDATA[{CODE}]]></parameter></invoke></tool_calls>')
+MIXED = "\n".join(["Example:", "", FENCED, VALID, REPAIRED, REJECTED, BROKEN, WRITES, "end"])
+
+
+def mixed_html() -> str:
+    return toolparse.parse(MIXED, tools=[READ, WRITE], id_factory=iter(["c1", "c2", "c3", "c4"]).__next__)._repr_html_()
+
+
+def blocks_marked(markup: str) -> list[str]:
+    return re.findall(r'<span class="tp-block tp-(\w+)"', markup)
+
+
+def test_blocks_are_coloured_by_the_status_of_their_worst_call() -> None:
+    markup = mixed_html()
+    assert blocks_marked(markup) == ["valid", "repaired", "rejected", "valid"]
+    assert blocks_marked(toolparse.parse(BLOCK)._repr_html_()) == ["unchecked"]
+    both = VALID.replace("</tool_calls>", '<invoke name="rm"/></tool_calls>')
+    assert blocks_marked(toolparse.parse(both, tools=[READ])._repr_html_()) == ["rejected"]
+    # The number label has the block's colour and says its status.
+    assert re.search(r'class="tp-label tp-repaired"[^>]*title="block 2: characters \d+-\d+, repaired">2<',
+                     markup)
+    # Each call's row and status label carry its own status.
+    assert re.findall(r'<tr class="tp-call tp-(\w+)"', markup) == ["valid", "repaired", "rejected", "valid"]
+    assert ">rejected: unknown_tool</span>" in markup
+
+
+def test_the_legend_names_every_colour() -> None:
+    markup = mixed_html()
+    legend = re.search(r'<div class="tp-legend".*?</div>', markup, re.S)
+    assert legend
+    keys = re.findall(r'class="tp-key tp-([\w-]+)"', legend.group(0))
+    assert keys == ["valid", "repaired", "rejected", "unchecked", "failed", "in-code"]
+    assert "in code, not run" in rendered(legend.group(0))
+
+
+def test_a_failed_block_is_marked_with_its_reason() -> None:
+    result = toolparse.parse(MIXED, tools=[READ, WRITE])
+    (failure,) = result.failures
+    markup = result._repr_html_()
+    spans = re.findall(r'<span class="tp-failed"[^>]*title="([^"]*)">(.*?)</span>', markup, re.S)
+    assert len(spans) == 1
+    title, text = spans[0]
+    assert text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"') == BROKEN
+    assert title.startswith(f"failed at character {failure.at}; expected ")
+    assert ">failed: unexpected_token</span>" in markup
+    shown = rendered(markup)
+    assert "1 failed block" in shown
+    row = re.search(r'<tr class="tp-failure">.*?</tr>', markup, re.S)
+    assert row and f"characters {failure.start}-{failure.end}" in rendered(row.group(0))
+    assert all(name in row.group(0) for name in failure.expected)
+
+
+def test_tags_in_markdown_code_are_marked_not_run() -> None:
+    markup = mixed_html()
+    marked = re.findall(r'<span class="tp-in-code"[^>]*title="([^"]*)">([^<]*)</span>', markup)
+    # Both tags that could start a block (the invoke alone could, SPEC 3.1) are in the fence.
+    assert marked == [("in a fenced code block, line 4: not run", "&lt;tool_calls&gt;"),
+                      ("in a fenced code block, line 4: not run",
+                       "&lt;invoke name=&quot;read_file&quot;/&gt;")]
+    assert markup.count(">in code, not run</span>") == 3  # the legend and the two labels
+    assert "2 tags in code, not run" in rendered(markup)
+    span = toolparse.parse("Write `<tool_calls>` first.")._repr_html_()
+    assert re.findall(r'class="tp-in-code"[^>]*title="([^"]*)"', span) == ["in a code span, line 1: not run"]
+    assert '<span class="tp-in-code"' not in toolparse.parse(BLOCK)._repr_html_()
+
+
+def test_the_display_keeps_the_source_text_exactly() -> None:
+    assert flow_source(mixed_html()) == MIXED
+    assert flow_source(toolparse.parse(ANSWER)._repr_html_()) == ANSWER
+
+
+def test_repaired_calls_show_their_rules() -> None:
+    markup = mixed_html()
+    rules = re.findall(r'<div class="tp-rules"[^>]*>(.*?)</div>', markup)
+    assert rules == ["rules: repair_json_syntax"]
+    call = toolparse.parse(REPAIRED, tools=[READ]).calls[0]
+    assert "rules: repair_json_syntax" in rendered(call._repr_html_())
+
+
+def test_multi_line_strings_are_preformatted() -> None:
+    markup = mixed_html()
+    (code,) = re.findall(r'<pre class="tp-code"[^>]*>(.*?)</pre>', markup, re.S)
+    assert code == "def f():\n    return &#x27;&lt;b&gt;&#x27;\n"  # real newlines, escaped
+    assert "\\n" not in rendered(markup)                          # never a literal backslash-n
+    assert 'path = "f.py"' in rendered(markup)                     # one-line values stay JSON
+
+
+def test_long_text_folds_into_details() -> None:
+    prose = "".join(f"line {n} of a long explanation\n" for n in range(200))
+    text = prose + BLOCK + "\n" + prose
+    markup = toolparse.parse(text)._repr_html_()
+    folds = re.findall(r'<details class="tp-more"[^>]*><summary[^>]*>(.*?)</summary>', markup)
+    assert len(folds) == 2
+    assert folds[0].startswith("… ") and "more characters" in folds[0] and "lines" in folds[0]
+    assert flow_source(markup) == text  # folded, not lost
+    head = markup.split("<details", 1)[0]
+    assert "line 0 of" in head and "line 199 of" not in head
+    assert "<details" not in toolparse.parse("short " + BLOCK)._repr_html_()
+
+
+def test_a_fold_never_splits_a_tag_in_code() -> None:
+    cut = _display.COLLAPSED_HEAD
+    text = "```\n" + "y" * (cut - 10) + '<tool_calls><invoke name="x"/></tool_calls>' + "z" * 2000 + "\n```\n"
+    markup = toolparse.parse(text)._repr_html_()
+    assert re.findall(r'class="tp-in-code"[^>]*>([^<]*)</span>', markup) == [
+        "&lt;tool_calls&gt;", "&lt;invoke name=&quot;x&quot;/&gt;"]
+    head = markup.split("<details", 1)[0]
+    assert head.endswith("y" * (cut - 10)) or head.endswith("y" * (cut - 10) + "</span>")
+    assert flow_source(markup) == text
+
+
+def test_a_failed_text_event_alone() -> None:
+    (failed,) = [e for e in toolparse.parse(BROKEN).events if isinstance(e, toolparse.Text) and e.failure]
+    markup = failed._repr_html_()
+    assert "the text of a failed block (unexpected_token)" in rendered(markup)
+    assert 'class="tp-failed"' in markup and flow_source(markup) == BROKEN
+
+
+def test_titles_and_ids_are_escaped() -> None:
+    markup = toolparse.parse(BLOCK, id_factory=lambda: '"><script>x</script>')._repr_html_()
+    assert "<script>" not in markup and "&quot;&gt;&lt;script&gt;" in markup
+    rendered(markup)
 
 
 # ---- plain repr ----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ Sections:
      CommonMark spec (where the tracker follows the spec).
   5. The differential property test against markdown-it-py (hypothesis; profile
      `thorough` with TOOLPARSE_HYPOTHESIS_PROFILE=thorough runs 2000 examples).
-  6. The CommonMark conformance set in ../shared/conformance (skipped when absent).
+  6. The maintainers' CommonMark conformance set (skipped, saying so, when absent).
   7. Bounds: adversarial inputs that a quadratic tracker could not finish.
   8. The shortcuts (whole lines at a time, tags decided at their `<`) answer every
      call exactly as the general code does.
@@ -25,12 +25,13 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+
+from conftest import CONFORMANCE, conformance_missing
 
 from toolparse._markdown import tracker as _markdown
 from toolparse.corpus import find_cases, random_chunks
@@ -767,7 +768,6 @@ def test_differential_against_markdown_it(doc: str) -> None:
 # 6. The CommonMark conformance set
 # =====================================================================================
 
-CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
 WELL_FORMED = {re.sub(r"\s+", "", block) for block in (
     '<tool_calls>\n  <invoke name="read_file">\n    <parameter name="path">'
     '<![CDATA[README.md]]></parameter>\n  </invoke>\n</tool_calls>', TC)}
@@ -813,8 +813,8 @@ def conformance_walk(doc: str, chunk) -> dict[int, bool]:
             for start, (c, t) in answers.items()}
 
 
-@pytest.mark.skipif(not (CONFORMANCE / "commonmark_spec.jsonl").is_file(),
-                    reason=f"no conformance data at {CONFORMANCE}")
+@pytest.mark.skipif(conformance_missing("commonmark_spec.jsonl") is not None,
+                    reason=conformance_missing("commonmark_spec.jsonl") or "")
 def test_commonmark_conformance() -> None:
     """conformance/check.py's rule: an occurrence inside code must not become a call;
     one outside code must, when its block's own lines are well formed. Every

@@ -8,6 +8,7 @@ make ipykernel's in-process kernel fit it.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +97,47 @@ def test_only_the_real_call_is_found(executed: Any) -> None:
     (cell,) = [c for c in executed.cells if "calls" in c.metadata.get("tags", [])]
     (result,) = [out for out in cell.outputs if out.output_type == "execute_result"]
     assert result.data["text/plain"] == "[('read_file', {'path': 'README.md', 'limit': 200})]"
+
+
+def tagged_output(executed: Any, tag: str, kind: str) -> list[Any]:
+    (cell,) = [c for c in executed.cells if tag in c.metadata.get("tags", [])]
+    return [out for out in cell.outputs if out.output_type == kind]
+
+
+def test_the_checked_result_shows_statuses_failures_and_folds(executed: Any) -> None:
+    (result,) = tagged_output(executed, "tools", "execute_result")
+    markup = result.data["text/html"]
+    for mark in ('class="tp-block tp-repaired"', 'class="tp-block tp-rejected"',
+                 'class="tp-block tp-valid"', 'class="tp-failed"', ">failed: unexpected_token<",
+                 'class="tp-legend"', 'class="tp-rules"', '<pre class="tp-code"',
+                 '<details class="tp-more"'):
+        assert mark in markup, mark
+
+
+def test_the_safe_loop_runs_only_accepted_blocks(executed: Any) -> None:
+    printed = "".join(out.text for out in tagged_output(executed, "loop", "stream")).splitlines()
+    assert printed == [
+        'execute: read_file {"path":"setup.cfg","limit":20} repaired',
+        "ask again: There is no tool named 'delete_repo'; call one of: 'read_file', 'write_file'.",
+        printed[2],
+        'execute: write_file {"path":"hello.py","content":"def main():\\n    print(\\"hello\\")\\n"} valid']
+    assert printed[2].startswith("failed block, nothing ran: unexpected_token at character ")
+
+
+def test_the_notebook_uses_only_the_public_api() -> None:
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    used = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        for node in ast.walk(ast.parse(cell.source)):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("toolparse"):
+                used.append(node.module or "")
+                used += [f"{node.module}.{alias.name}" for alias in node.names]
+            elif isinstance(node, ast.Import):
+                used += [alias.name for alias in node.names if alias.name.startswith("toolparse")]
+            elif isinstance(node, ast.Attribute):
+                used.append(node.attr)
+    private = [name for name in used if any(part.startswith("_") and not part.startswith("__")
+                                             for part in name.split("."))]
+    assert not private, f"the notebook uses private names: {private}"

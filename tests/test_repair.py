@@ -12,13 +12,14 @@ import dataclasses
 import json
 import logging
 import re
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+
+from conftest import CONFORMANCE, conformance_missing
 
 import toolparse
 from toolparse import ConfigError, RepairConfig, RepairOutcome, SchemaError, repair_tool_call
@@ -28,7 +29,6 @@ from toolparse._calls.repair import check_tools, validator_for_schema
 
 from test_repair_cases import BASH, EDIT, GREP, READ, SEARCH, WRITE
 
-CONFORMANCE = Path(__file__).parents[2] / "shared" / "conformance"
 
 
 # --- Hypothesis: valid input is returned as it came ------------------------------------
@@ -515,7 +515,7 @@ def test_error_paths_name_only_declared_properties() -> None:
                             "again with it filled in.")
 
 
-# --- Peer conformance (../shared/conformance/repair_peer.jsonl) ---------------------------
+# --- Peer conformance (the maintainers' repair_peer.jsonl) --------------------------------
 
 CAMEL_RULES = {"repairJsonSyntax": "repair_json_syntax", "decodeGlmPairs": "decode_glm_pairs",
                "stripGrammarLeaks": "strip_grammar_leaks", "renameAliases": "rename_aliases",
@@ -525,9 +525,9 @@ CAMEL_RULES = {"repairJsonSyntax": "repair_json_syntax", "decodeGlmPairs": "deco
 
 def peer_cases() -> list[Any]:
     path = CONFORMANCE / "repair_peer.jsonl"
-    if not CONFORMANCE.is_dir():
-        return [pytest.param(None, marks=pytest.mark.skip(
-            reason=f"conformance folder {CONFORMANCE} is absent"))]
+    missing = conformance_missing("repair_peer.jsonl")
+    if missing is not None:
+        return [pytest.param(None, marks=pytest.mark.skip(reason=missing))]
     with open(path, encoding="utf-8") as lines:
         cases = [json.loads(line) for line in lines if line.strip()]
     assert cases, f"no cases in {path}"

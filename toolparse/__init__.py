@@ -1,8 +1,30 @@
-"""toolparse: find tool calls in streaming LLM output.
+"""toolparse: find the tool calls a language model writes, while its answer streams in.
 
-Grammar-driven (the accepted markup lives in `grammars/*.lark`), lossless (joining the
-events gives the input back), and Markdown-aware (markup inside code is never a call).
-See SPEC.md for the guarantees and docs/ for the design.
+Models such as DeepSeek write their tool calls as markup inside the answer
+(`<tool_calls><invoke name="f"><parameter name="a">v</parameter></invoke></tool_calls>`),
+and also talk about that markup in Markdown code. toolparse returns the answer as
+events: `Text` for everything that is not a call (a failed block included, with its
+`failure`) and `ToolCallBlock` for each recognised block and its `ToolCall`s.
+
+    import toolparse
+
+    result = toolparse.parse(answer)                # a whole text
+    for call in result.accepted_calls:
+        print(call.name, call.arguments)
+
+    parser = toolparse.StreamParser()               # a stream, chunk by chunk
+    events = parser.feed(chunk) + parser.close()
+
+It is lossless (joining the events gives the input back), gives the same events however
+the text is chunked, never takes markup inside Markdown code for a call, and releases a
+block that does not parse as its exact text. The accepted markup lives in grammar files
+(`Dialect.from_file` loads an edited one). With `tools=`, calls are typed, validated
+and repaired by their JSON Schemas (`repair_tool_call` does one call on its own).
+
+"SPEC N" in this package's docstrings, comments and documents means section N of the
+specification: `docs/spec.md` in the repository and the source distribution, and
+`toolparse/spec.md` inside an installed wheel. "SPEC G4" is its guarantee G4. The README
+lists the rest of the documentation.
 """
 
 from typing import TYPE_CHECKING
@@ -19,12 +41,14 @@ from toolparse._errors import (
     ToolparseError,
     UnknownDialectError,
 )
+from toolparse._calls import RepairOption, SupportsModelDump, ToolDefinition, ToolDefinitions
 from toolparse._dialect import Dialect
 from toolparse._events import (
     ArgumentsDelta,
     BlockFailure,
     CallsAborted,
     CallStarted,
+    CallStatus,
     Event,
     ParseResult,
     Text,
@@ -37,6 +61,7 @@ __all__ = [
     "ArgumentsDelta",
     "BlockFailure",
     "CallStarted",
+    "CallStatus",
     "CallsAborted",
     "DEFAULT_MAX_CAPTURE",
     "Dialect",
@@ -49,13 +74,17 @@ __all__ = [
     "ParserCopyError",
     "RepairConfig",
     "RejectedCallError",
+    "RepairOption",
     "RepairOutcome",
     "SchemaError",
     "StreamClosedError",
     "StreamParser",
+    "SupportsModelDump",
     "Text",
     "ToolCall",
     "ToolCallBlock",
+    "ToolDefinition",
+    "ToolDefinitions",
     "ToolparseError",
     "UnknownDialectError",
     "parse",

@@ -1,11 +1,13 @@
-"""The corpus: model outputs next to the events SPEC.md says they give.
+"""The corpus: model outputs next to the events the specification says they give.
 
 A corpus is a directory tree of cases, in the manner of markdown-it-py's spec fixtures
 and tomli's toml-test pairs. A case is a group directory and a file stem:
 
     corpus/<group>/<case>.txt             the model output, byte for byte
     corpus/<group>/<case>.expected.jsonl  the expected events, one JSON object a line:
-                                          {"text": "..."} or
+                                          {"text": "..."},
+                                          {"text": "...", "failure": reason, "at": offset}
+                                          for a failed block's text (SPEC 3.2), or
                                           {"calls": [{"name", "arguments", "status"?}],
                                            "raw": "..."}
     corpus/<group>/<case>.tools.json      optional: tool definitions, passed as `tools=`
@@ -19,7 +21,7 @@ and raw exactly, arguments as JSON values (`true` is not `1`), and `status` only
 the expected file states it. A failure renders as a diff that names the chunkings.
 
 This module is shared by the `toolparse corpus` command, the test suite and anyone with
-a corpus of their own:
+a corpus of their own (docs/corpus.md describes the format and the command):
 
     cases = toolparse.corpus.find_cases("my-corpus")
     results = [toolparse.corpus.run_case(case) for case in cases]
@@ -67,9 +69,16 @@ __all__ = [
 ]
 
 CASE_SUFFIX: Final = ".txt"
+"""The model output of a case: `<case>.txt`."""
+
 EXPECTED_SUFFIX: Final = ".expected.jsonl"
+"""The expected events beside it: `<case>.expected.jsonl`."""
+
 TOOLS_SUFFIX: Final = ".tools.json"
+"""Optional tool definitions, passed as `tools=`: `<case>.tools.json`."""
+
 META_SUFFIX: Final = ".meta.json"
+"""Optional dialect and description: `<case>.meta.json`."""
 
 RANDOM_CHUNKINGS: Final = 3
 """How many seeded random chunkings each case runs at, besides whole and 1-char."""
@@ -79,6 +88,7 @@ RANDOM_CHUNK_SIZES: Final = (1, 12)
 that tags and markers are split in many places."""
 
 DEFAULT_DIALECT: Final = "deepseek"
+"""The dialect of a case whose meta file names none."""
 
 _CORPUS_DIRS: Final = (
     Path(__file__).resolve().parent / "_corpus",          # inside an installed wheel
@@ -87,11 +97,13 @@ _CORPUS_DIRS: Final = (
 
 
 class CorpusError(ToolparseError, ValueError):
-    """A corpus path or case file cannot be read; the message names the file and line."""
+    """A corpus path or case file cannot be read, or a file has the wrong shape; the
+    message names the file and, for a JSON file, the line."""
 
 
 Record = dict[str, Any]
-"""One expected-file line: `{"text": ...}` or `{"calls": [...], "raw": ...}`."""
+"""One expected-file line: `{"text": ...}`, `{"text": ..., "failure": ..., "at": ...}` or
+`{"calls": [...], "raw": ...}`."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -147,6 +159,8 @@ class CaseResult:
     """The verdict on one case."""
 
     case: Case
+    """The case that ran."""
+
     mismatches: tuple[Outcome, ...] = ()
     """Outcomes that differ from the expected events, one per distinct output."""
 
@@ -156,10 +170,13 @@ class CaseResult:
 
     @property
     def passed(self) -> bool:
+        """True when every chunking gave the expected events and the case is sound."""
         return not self.mismatches and self.problem is None
 
     def report(self) -> str:
-        """A readable account of the failure: expected vs got, naming the chunkings."""
+        """A readable account of the verdict: `PASS <id>`, or `FAIL <id>` with the
+        case's problem or a unified diff of expected and actual events per distinct
+        outcome, naming the chunkings that gave it."""
         if self.passed:
             return f"PASS {self.case.id}"
         lines = [f"FAIL {self.case.id}" + (f": {self.case.description}" if self.case.description else "")]
@@ -184,6 +201,8 @@ class Update:
     """What `update_case` did to one case's expected file."""
 
     case: Case
+    """The case whose expected file was checked."""
+
     changed: bool
     """The expected file was written (it was missing or said something else)."""
 
@@ -198,7 +217,14 @@ class Update:
 # ---- finding and reading cases -----------------------------------------------------------
 
 def bundled_corpus() -> Path:
-    """The corpus that ships with toolparse (in the wheel, or the checkout's `corpus/`)."""
+    """The corpus that ships with toolparse.
+
+    Returns:
+        Its root directory: inside an installed wheel, or the checkout's `corpus/`.
+
+    Raises:
+        CorpusError: Neither is there.
+    """
     for candidate in _CORPUS_DIRS:
         if candidate.is_dir():
             return candidate
@@ -208,14 +234,23 @@ def bundled_corpus() -> Path:
 
 
 def find_cases(*paths: str | Path) -> list[Case]:
-    """Every case under `paths` (directories, searched recursively, or `.txt` case files),
-    in path order; the bundled corpus when no path is given.
+    """Every case under `paths`, in path order, each read once.
 
     Cases are named from the corpus root, so a case has the same name (and the same
     random chunkings) whichever path found it: a directory that holds case files itself
     is a group, named from its parent; a case file given alone is named
-    `<its directory>/<its file>`. Raises CorpusError for a path that does not exist or a
-    case whose files cannot be read.
+    `<its directory>/<its file>`.
+
+    Args:
+        *paths: Corpus directories (searched recursively), group directories or `.txt`
+            case files. None: the bundled corpus.
+
+    Returns:
+        The cases found; an empty list when a directory holds none.
+
+    Raises:
+        CorpusError: A path does not exist, is a file that is not a `.txt` case, or a
+            case's files cannot be read or have the wrong shape.
     """
     roots = [Path(p) for p in paths] or [bundled_corpus()]
     seen: set[Path] = set()
@@ -243,8 +278,17 @@ def find_cases(*paths: str | Path) -> list[Case]:
 def load_case(path: str | Path, *, root: str | Path | None = None) -> Case:
     """Read one case from its `.txt` file and the files beside it.
 
-    `root` is the corpus root the case is named from (default: two levels up, so the
-    name is `<group>/<file>`).
+    Args:
+        path: The case's `.txt` file.
+        root: The corpus root the case is named from. Default: two levels up, so the
+            name is `<group>/<file>`.
+
+    Returns:
+        The case, with `expected` None when it has no expected file yet.
+
+    Raises:
+        CorpusError: A file cannot be read, is not UTF-8 or valid JSON, or has the
+            wrong shape; or `path` is not inside `root`.
     """
     path = Path(path)
     resolved = path.resolve()
@@ -335,7 +379,15 @@ def _record_problem(record: Any) -> str | None:
 # ---- running ---------------------------------------------------------------------------
 
 def chunkings(case: Case) -> list[tuple[str, list[str]]]:
-    """The chunkings a case runs at: whole, 1-char, and random ones seeded from its id."""
+    """The chunkings a case runs at.
+
+    Args:
+        case: The case.
+
+    Returns:
+        `(label, chunks)` pairs: `whole`, `1-char`, and `RANDOM_CHUNKINGS` random ones
+        (`random-<seed>`) seeded from the case's id, so every run cuts it the same way.
+    """
     text = case.text
     runs = [("whole", [text]), ("1-char", list(text) or [""])]
     for n in range(1, RANDOM_CHUNKINGS + 1):
@@ -345,8 +397,17 @@ def chunkings(case: Case) -> list[tuple[str, list[str]]]:
 
 
 def random_chunks(text: str, seed: int, shortest: int = 1, longest: int = 9) -> list[str]:
-    """`text` cut into pieces of random lengths between `shortest` and `longest`, the
-    same for the same seed (an empty text is one empty chunk)."""
+    """`text` cut into pieces of random lengths, the same for the same seed.
+
+    Args:
+        text: The text to cut.
+        seed: The seed of the random lengths.
+        shortest: The shortest piece (the last may be shorter).
+        longest: The longest piece.
+
+    Returns:
+        The pieces, in order; an empty text is one empty chunk.
+    """
     rnd = random.Random(seed)
     pieces, i = [], 0
     while i < len(text):
@@ -357,7 +418,15 @@ def random_chunks(text: str, seed: int, shortest: int = 1, longest: int = 9) -> 
 
 
 def split_at(text: str, cuts: Iterable[int]) -> list[str]:
-    """`text` cut at the given offsets (out-of-range and repeated cuts are ignored)."""
+    """`text` cut at the given offsets.
+
+    Args:
+        text: The text to cut.
+        cuts: Offsets into `text`; out-of-range and repeated ones are ignored.
+
+    Returns:
+        The pieces, in order; they join to `text`.
+    """
     points = sorted({c for c in cuts if 0 < c < len(text)})
     pieces, last = [], 0
     for c in points:
@@ -368,9 +437,20 @@ def split_at(text: str, cuts: Iterable[int]) -> list[str]:
 
 
 def event_records(events: Iterable[Event], *, with_status: bool = False) -> list[Record]:
-    """Events as expected-file records: adjacent text with the same failure (or none)
-    merged, empty text dropped. A failed block's text is `{"text", "failure", "at"}`
-    (its reason code and failing offset)."""
+    """Events as expected-file records.
+
+    Adjacent text with the same failure (or none) is merged and empty text dropped. A
+    failed block's text is `{"text", "failure", "at"}` (its reason code and failing
+    offset); a block is `{"calls", "raw"}`. (`toolparse parse --format jsonl` writes a
+    richer record, with offsets, ids and reasons: see docs/cli.md.)
+
+    Args:
+        events: Events of one stream, in order (any chunking's).
+        with_status: Give each call its `status` too.
+
+    Returns:
+        The records, in order.
+    """
     records: list[Record] = []
     last_failure: BlockFailure | None = None
     for event in events:
@@ -401,7 +481,16 @@ def event_records(events: Iterable[Event], *, with_status: bool = False) -> list
 def run_case(case: Case, dialect: str | Dialect | None = None) -> CaseResult:
     """Run `case` at every chunking and compare with its expected events.
 
-    `dialect` overrides the case's own (to run a corpus against an edited grammar).
+    An exception from the parser is a mismatch of its chunking, not an error here:
+    content must never raise (SPEC G8).
+
+    Args:
+        case: The case.
+        dialect: A dialect to use instead of the case's own (to run a corpus against an
+            edited grammar). None: the case's.
+
+    Returns:
+        The verdict; `passed` when every chunking gave the expected events.
     """
     if case.expected is None:
         return CaseResult(case=case, problem=(
@@ -451,8 +540,19 @@ def _expected_has_status(case: Case) -> bool:
 # ---- comparing -------------------------------------------------------------------------
 
 def records_match(expected: Sequence[Record], got: Sequence[Record]) -> bool:
-    """Whether `got` gives the `expected` events: text and raw exactly, call names
-    exactly, arguments as equal JSON values, status only where `expected` states it."""
+    """Whether `got` gives the `expected` events.
+
+    Text, failures and raw must be equal exactly, call names too; arguments compare as
+    JSON values (`1` equals `1.0`, `true` is not `1`); `status` only where `expected`
+    states it.
+
+    Args:
+        expected: The expected records.
+        got: The records a run gave.
+
+    Returns:
+        True when they match.
+    """
     if len(expected) != len(got):
         return False
     for want, have in zip(expected, got):
@@ -493,8 +593,18 @@ def _as_json(value: Any) -> Any:
 # ---- rendering -------------------------------------------------------------------------
 
 def render_records(records: Iterable[Mapping[str, Any]], *, with_status: bool = True) -> list[str]:
-    """Events as lines for reading and diffing: each line of source text on its own
-    line, JSON-quoted, so that a difference shows up where it is."""
+    """Events as lines for reading and diffing.
+
+    Each line of source text is on its own line, JSON-quoted, so that a difference
+    shows up where it is.
+
+    Args:
+        records: Expected-file records.
+        with_status: Show each call's status where the record has one.
+
+    Returns:
+        The lines, without line endings.
+    """
     lines: list[str] = []
     for record in records:
         if "text" in record:
@@ -518,7 +628,14 @@ def _quoted_lines(label: str, text: str) -> Iterator[str]:
 
 
 def summary_table(results: Sequence[CaseResult]) -> str:
-    """Cases, passed and failed per group, and a total line."""
+    """A plain-text table of cases, passed and failed per group, and a total line.
+
+    Args:
+        results: Verdicts from `run_case`.
+
+    Returns:
+        The table, lines joined by newlines (no final newline).
+    """
     groups: dict[str, list[int]] = {}
     for result in results:
         counts = groups.setdefault(result.case.group or ".", [0, 0])
@@ -541,7 +658,16 @@ def update_case(case: Case, dialect: str | Dialect | None = None, *, write: bool
     The file is rewritten only when it is missing or says something else, so a
     hand-formatted file that still holds stays as it is. `status` is written when the
     case has tools, or when a call is not `unchecked` without them (a rejected JSON
-    body). With `write=False`, nothing is written: the Update says what would be.
+    body).
+
+    Args:
+        case: The case.
+        dialect: A dialect to use instead of the case's own. None: the case's.
+        write: False to write nothing: the Update then says what would change.
+
+    Returns:
+        What changed, as a diff, and the chunkings whose events differ from the
+        whole-text parse (a SPEC G2 bug the expected file cannot fix).
     """
     events = _stream(case, [case.text], dialect)
     whole = event_records(events, with_status=True)

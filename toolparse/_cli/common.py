@@ -1,12 +1,17 @@
-"""What the commands share: bad-use errors, and the dialect options."""
+"""What the commands share: bad-use errors, the dialect options and the tool options."""
 
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
+from typing import Any
 
 from toolparse._dialect import Dialect, resolve_dialect
+from toolparse._errors import ConfigError
 
-__all__ = ["UsageError", "add_dialect_options", "chosen_dialect", "positive_int"]
+__all__ = ["UsageError", "add_dialect_options", "add_tool_options", "chosen_dialect",
+           "positive_int", "tool_options"]
 
 
 class UsageError(Exception):
@@ -37,3 +42,58 @@ def chosen_dialect(args: argparse.Namespace) -> Dialect | None:
     if args.dialect is not None:
         return resolve_dialect(args.dialect)
     return None
+
+
+def add_tool_options(parser: argparse.ArgumentParser) -> None:
+    """`--tools FILE`, `--model ROUTE` and `--repair FILE`: the `tools=`, `model=` and
+    `repair=` options of the parser (SPEC 6), read from files."""
+    parser.add_argument("--tools", metavar="FILE",
+                        help="tool definitions (a JSON array, or a request body with a "
+                             '"tools" array): calls are typed by their schemas, validated '
+                             "and repaired")
+    parser.add_argument("--model", metavar="ROUTE",
+                        help="the model route, for the repair rules configured for some "
+                             "models (needs --tools)")
+    parser.add_argument("--repair", metavar="FILE",
+                        help="a JSON object of RepairConfig fields, snake_case or camelCase "
+                             "(needs --tools)")
+
+
+def tool_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments `--tools`, `--model` and `--repair` ask for (empty when no
+    tools were given). Files that cannot be read or have the wrong shape are bad use."""
+    if args.tools is None:
+        for flag in ("model", "repair"):
+            if getattr(args, flag) is not None:
+                raise UsageError(f"--{flag} needs --tools: calls are checked and repaired "
+                                 "against the tools' schemas")
+        return {}
+    tools = _read_json_file(args.tools)
+    if isinstance(tools, dict) and isinstance(tools.get("tools"), list):
+        tools = tools["tools"]          # a saved chat-completions request
+    if not isinstance(tools, list):
+        raise UsageError(f"{args.tools}: expected a JSON array of tool definitions, or an "
+                         'object with a "tools" array')
+    options: dict[str, Any] = {"tools": tools, "model": args.model}
+    if args.repair is not None:
+        from toolparse._calls.repair import RepairConfig
+
+        mapping = _read_json_file(args.repair)
+        try:
+            options["repair"] = RepairConfig.from_mapping(mapping)
+        except ConfigError as error:
+            raise UsageError(f"{args.repair}: {error}") from None
+    return options
+
+
+def _read_json_file(name: str) -> Any:
+    try:
+        text = Path(name).read_bytes().decode("utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{name}: not UTF-8 (byte {error.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{name}: not JSON (line {error.lineno}: {error.msg})") from None

@@ -1,14 +1,17 @@
 """The command line: thin loops around the sans-I/O parser and `toolparse.corpus`.
 
+    toolparse --version
     toolparse parse [FILE|-] [--dialect NAME | --grammar PATH] [--chunk-size N]
-                    [--format pretty|jsonl]
+                    [--tools FILE [--model ROUTE] [--repair FILE]]
+                    [--format pretty|jsonl] [--id-prefix PREFIX]
     toolparse corpus [PATH ...] [--update | --check] [--dialect NAME | --grammar PATH]
     toolparse dialects
     toolparse bench [--grammar PATH] [--quick] [--json PATH] ...
 
 Exit status: 0 on success, 1 when corpus cases fail (or `--check` finds expected files
 out of date), 2 for bad use (a missing file, an unknown dialect, a grammar that does
-not load), with a message on standard error.
+not load, a tools file that is not a list of valid definitions), with a message on
+standard error.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+import toolparse
 from toolparse._cli import bench, corpus, dialects, parse, serve
 from toolparse._cli.common import UsageError
 from toolparse._errors import ToolparseError
@@ -59,6 +63,7 @@ def _argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolparse", description="Find tool calls in streaming LLM output.",
         epilog="Exit status: 0 success, 1 failing corpus cases, 2 bad use.")
+    parser.add_argument("--version", action="version", version=f"toolparse {toolparse.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(commands)

@@ -1,19 +1,42 @@
-"""`toolparse parse`: stream a file through the parser and print the events."""
+"""`toolparse parse`: stream a file through the parser and print the events.
+
+Two formats. `pretty` writes the text exactly as it is and each block as a short frame
+listing its calls, their status and, for a rejected call, the hint. `jsonl` writes one
+JSON object per event, text merged (never a fragment per chunk):
+
+    {"type": "text", "start": 0, "end": 14, "text": "Let me check.\n"}
+    {"type": "text", "start": 14, "end": 40, "text": "<tool_calls>oops",
+     "failure": {"reason": "unexpected_token", "start": 14, "end": 40, "at": 26,
+                 "expected": ["INVOKE_OPEN"]}}
+    {"type": "block", "start": 40, "end": 120, "accepted": true,
+     "calls": [{"id": "call_...", "name": "read_file", "arguments": {"path": "a"},
+                "status": "valid", "reason": null, "hint": null, "repair_rules": [],
+                "json_errors": [], "start": 52, "end": 107}],
+     "raw": "<tool_calls>..."}
+
+Joining every record's `text` or `raw` gives the input back. A text record is written
+when its event is complete: when a block or a text with another failure follows, or at
+the end of the input. `--id-prefix P` numbers the call ids `P1`, `P2`, ... instead of
+drawing random ones, for output that is the same on every run.
+"""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
+import itertools
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TextIO
-import argparse
 
-from toolparse import corpus
-from toolparse._cli.common import UsageError, add_dialect_options, chosen_dialect, positive_int
+from toolparse._cli.common import (
+    UsageError, add_dialect_options, add_tool_options, chosen_dialect, positive_int, tool_options,
+)
 from toolparse._dialect import resolve_dialect
-from toolparse._events import Event, Text, ToolCall, ToolCallBlock
+from toolparse._errors import SchemaError
+from toolparse._events import BlockFailure, Event, Text, ToolCall, ToolCallBlock
 from toolparse._stream import StreamParser
 
 __all__ = ["add_parser", "run"]
@@ -33,17 +56,25 @@ def add_parser(commands: Any) -> None:
     parse.add_argument("file", nargs="?", default="-", metavar="FILE",
                        help="the model output to parse; - (the default) reads standard input")
     add_dialect_options(parse)
+    add_tool_options(parse)
     parse.add_argument("--chunk-size", type=positive_int, default=DEFAULT_CHUNK_SIZE, metavar="N",
                        help=f"characters per feed() call (default {DEFAULT_CHUNK_SIZE})")
     parse.add_argument("--format", choices=("pretty", "jsonl"), default="pretty",
                        help="pretty: text as it is and each call as a short block; "
-                            "jsonl: one event per line, in the corpus format (default pretty)")
+                            "jsonl: one JSON record per event, with offsets, statuses, "
+                            "failures and ids (default pretty)")
+    parse.add_argument("--id-prefix", metavar="PREFIX",
+                       help="call ids PREFIX1, PREFIX2, ... instead of random ones")
     parse.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     dialect = chosen_dialect(args) or resolve_dialect("deepseek")
-    parser = StreamParser(dialect)
+    options = tool_options(args)
+    try:
+        parser = StreamParser(dialect, id_factory=_numbered_ids(args.id_prefix), **options)
+    except SchemaError as error:
+        raise UsageError(f"{args.tools}: {error}") from None
     # Standard input may be a live model stream: show each event as it is certain. A
     # file is read as fast as it goes; the output is flushed at the end.
     live = args.file == "-"
@@ -54,6 +85,13 @@ def run(args: argparse.Namespace) -> int:
         printer.show(parser.close())
     printer.finish()
     return 0
+
+
+def _numbered_ids(prefix: str | None) -> Callable[[], str] | None:
+    if prefix is None:
+        return None
+    numbers = itertools.count(1)
+    return lambda: f"{prefix}{next(numbers)}"
 
 
 @contextlib.contextmanager
@@ -88,21 +126,81 @@ def _chunks(source: TextIO, size: int) -> Iterator[str]:
 
 
 class _JsonlPrinter:
-    """One JSON object per event, in the corpus's expected-file format. Text is merged
-    within one feed() call's events, not across calls (that would delay it)."""
+    """One JSON object per event (the module docstring shows them). Adjacent text with
+    the same failure (or none) is one record, written once the next event shows it is
+    complete."""
 
     def __init__(self, out: TextIO, *, live: bool) -> None:
         self.out = out
         self.live = live
+        self.offset = 0
+        """Stream offset of the next character."""
+        self.text: list[str] = []
+        """The pieces of the text record being gathered."""
+        self.text_start = 0
+        self.failure: BlockFailure | None = None
+        """The failure of the text being gathered."""
 
     def show(self, events: list[Event]) -> None:
-        for record in corpus.event_records(events):
-            self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
-        if self.live and events:
+        written = False
+        for event in events:
+            if isinstance(event, Text):
+                if not event.text:
+                    continue
+                if self.text and event.failure != self.failure:
+                    written |= self._write_text()
+                if not self.text:
+                    self.text_start, self.failure = self.offset, event.failure
+                self.text.append(event.text)
+                self.offset += len(event.text)
+            else:
+                written |= self._write_text()
+                self._write(block_record(event))
+                self.offset = event.end
+                written = True
+        if self.live and written:
             self.out.flush()
 
     def finish(self) -> None:
+        self._write_text()
         self.out.flush()
+
+    def _write_text(self) -> bool:
+        if not self.text:
+            return False
+        text = "".join(self.text)
+        self.text = []
+        self._write(text_record(text, self.text_start, self.failure))
+        return True
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self.out.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def text_record(text: str, start: int, failure: BlockFailure | None) -> dict[str, Any]:
+    """The JSONL record of a text event at stream offset `start`."""
+    record: dict[str, Any] = {"type": "text", "start": start, "end": start + len(text),
+                              "text": text}
+    if failure is not None:
+        record["failure"] = {"reason": failure.reason, "start": failure.start,
+                             "end": failure.end, "at": failure.at,
+                             "expected": list(failure.expected)}
+    return record
+
+
+def block_record(block: ToolCallBlock) -> dict[str, Any]:
+    """The JSONL record of a block: its span, whether it may run, its calls, its text."""
+    return {"type": "block", "start": block.start, "end": block.end,
+            "accepted": block.accepted, "calls": [call_record(c) for c in block.calls],
+            "raw": block.raw}
+
+
+def call_record(call: ToolCall) -> dict[str, Any]:
+    """One call of a block record."""
+    return {"id": call.id, "name": call.name, "arguments": call.arguments,
+            "status": call.status, "reason": call.reason, "hint": call.hint,
+            "repair_rules": list(call.repair.rules) if call.repair is not None else [],
+            "json_errors": list(call.json_errors), "start": call.start, "end": call.end}
 
 
 class _PrettyPrinter:
@@ -153,9 +251,13 @@ def _call_lines(call: ToolCall) -> Iterator[str]:
     status = "" if call.status == "unchecked" else f"  [{call.status}"
     if call.status == "rejected" and call.reason:
         status += f": {call.reason}"
+    elif call.status == "repaired" and call.repair is not None and call.repair.rules:
+        status += f": {', '.join(call.repair.rules)}"
     yield f"│ {call.name}" + (status + "]" if status else "")
     for key, value in call.arguments.items():
         yield f"│   {key} = {_short_json(value)}"
+    if call.hint:
+        yield f"│   hint: {call.hint}"
 
 
 def _short_json(value: Any) -> str:
