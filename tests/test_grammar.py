@@ -104,3 +104,22 @@ def test_python_spells_no_tag() -> None:
                          if not line.lstrip().startswith("#"))
         code = re.sub(r'""".*?"""', "", code, flags=re.S)
         assert not spelled.search(code), f"{module} spells a tag: {spelled.search(code)}"
+
+
+def test_a_block_does_not_end_where_only_another_start_rule_could(tmp_path) -> None:
+    # LALR merges the state after a call between `block` and `orphan_block: invoke`, so
+    # $END shows up as a lookahead inside a wrapper too; the block must still run on to
+    # its wrapper close.
+    grammar = tmp_path / "bare.lark"
+    grammar.write_text(
+        'block: WRAPPER_OPEN invoke+ WRAPPER_CLOSE\norphan_block: invoke\n'
+        'invoke: OPEN CLOSE\nWRAPPER_OPEN.3: "<calls>"\nWRAPPER_CLOSE.3: "</calls>"\n'
+        'OPEN.3: /<call=(?P<name>[a-z]+)>/\nCLOSE.3: "</call>"\nWS: /\\s+/\n%ignore WS\n',
+        encoding="utf-8")
+    dialect = toolparse.Dialect.from_file(grammar)
+    text = "<calls>\n<call=a></call>\n<call=b></call>\n</calls>"
+    (block,) = toolparse.parse(text, dialect=dialect).events
+    assert isinstance(block, toolparse.ToolCallBlock) and block.raw == text
+    assert [c.name for c in block.calls] == ["a", "b"]
+    (alone, rest) = toolparse.parse("<call=c></call> done", dialect=dialect).events
+    assert isinstance(alone, toolparse.ToolCallBlock) and alone.raw == "<call=c></call>"

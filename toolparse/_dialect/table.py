@@ -190,8 +190,22 @@ class Driver:
         return state
 
     def accepts_end(self) -> bool:
-        """Whether the tokens so far form a complete start rule."""
-        return END in self.actions[self.stack[-1]]
+        """Whether the tokens so far form a complete start rule. An LALR state may take
+        $END as a lookahead that only another start rule's context allows (states are
+        merged), so the reductions are tried on a copy of the state stack."""
+        actions = self.actions
+        if END not in actions[self.stack[-1]]:
+            return False
+        stack = list(self.stack)
+        while stack[-1] != self.end_state:
+            action = actions[stack[-1]].get(END)
+            if action is None or action[0] == SHIFT:
+                return False
+            info = self.rules[action[1]]
+            if info.length:
+                del stack[-info.length:]
+            stack.append(self.gotos[stack[-1]][info.origin])
+        return True
 
     def finish(self) -> Any:
         """Feed the end of input; returns the start rule's value. Raises Rejected."""
