@@ -131,3 +131,34 @@ def test_id_factory_gives_deterministic_ids() -> None:
         toolparse.StreamParser(id_factory="call_1")  # type: ignore[arg-type]
     with pytest.raises(toolparse.ConfigTypeError, match="returned int"):
         toolparse.parse(BLOCK, id_factory=lambda: 7)  # type: ignore[arg-type, return-value]
+
+
+def test_the_docstring_examples_run() -> None:
+    import doctest
+
+    from toolparse._stream import parser
+
+    failed, tried = doctest.testmod(parser)
+    assert tried >= 3 and failed == 0
+
+
+def test_help_describes_every_option_of_parse_and_stream_parser() -> None:
+    for doc in (toolparse.parse.__doc__ or "", toolparse.StreamParser.__doc__ or ""):
+        for option in ("dialect", "max_capture", "tools", "model", "repair", "id_factory"):
+            assert f"{option}:" in doc, option
+
+
+def test_bundled_dialect_names_and_a_near_miss() -> None:
+    names = toolparse.dialects()
+    assert "deepseek" in names and "markdown" not in names and "auto" not in names
+    with pytest.raises(toolparse.UnknownDialectError, match="did you mean 'deepseek'"):
+        toolparse.parse("x", dialect="DeepSeek")
+    with pytest.raises(toolparse.UnknownDialectError, match="Bundled dialects: .*deepseek"):
+        toolparse.parse("x", dialect="nonesuch")
+
+
+def test_the_result_knows_its_dialect_and_the_adapter_loads_on_use() -> None:
+    result = toolparse.parse(BLOCK)
+    assert result.dialect is toolparse.Dialect.bundled("deepseek")
+    assert toolparse.ParseResult(events=result.events).dialect is None
+    assert toolparse.openai.rewrite_stream is not None

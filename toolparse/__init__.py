@@ -30,6 +30,7 @@ lists the rest of the documentation.
 from typing import TYPE_CHECKING
 
 from toolparse._errors import (
+    ChunkFormatError,
     ChunkTypeError,
     ConfigError,
     ConfigTypeError,
@@ -42,7 +43,7 @@ from toolparse._errors import (
     UnknownDialectError,
 )
 from toolparse._calls import RepairOption, SupportsModelDump, ToolDefinition, ToolDefinitions
-from toolparse._dialect import Dialect
+from toolparse._dialect import Dialect, dialects
 from toolparse._events import (
     ArgumentsDelta,
     BlockFailure,
@@ -65,6 +66,7 @@ __all__ = [
     "CallsAborted",
     "DEFAULT_MAX_CAPTURE",
     "Dialect",
+    "ChunkFormatError",
     "ChunkTypeError",
     "ConfigError",
     "ConfigTypeError",
@@ -87,6 +89,8 @@ __all__ = [
     "ToolDefinitions",
     "ToolparseError",
     "UnknownDialectError",
+    "dialects",
+    "openai",
     "parse",
     "repair_tool_call",
 ]
@@ -94,8 +98,8 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-# The repair module (and jsonschema behind it) loads on first use, so that importing
-# toolparse to parse text without tools stays fast (PEP 562).
+# The repair module (and jsonschema behind it) and the OpenAI adapter load on first use,
+# so that importing toolparse to parse text without tools stays fast (PEP 562).
 _LAZY = {"RepairConfig", "RepairOutcome", "repair_tool_call"}
 
 
@@ -106,8 +110,15 @@ def __getattr__(name: str) -> object:
         value = getattr(repair, name)
         globals()[name] = value
         return value
+    if name == "openai":
+        import importlib
+
+        module = importlib.import_module("toolparse.openai")
+        globals()[name] = module
+        return module
     raise AttributeError(f"module 'toolparse' has no attribute {name!r}")
 
 
 if TYPE_CHECKING:
+    from toolparse import openai
     from toolparse._calls.repair import RepairConfig, RepairOutcome, repair_tool_call

@@ -191,7 +191,7 @@ def result_html(result: ParseResult) -> str:
     """
     blocks = [e for e in result.events if isinstance(e, ToolCallBlock)]
     shown = list(_shown_events(result.events))
-    mentions = code_mentions(shown, getattr(result, "dialect", "deepseek"))
+    mentions = code_mentions(shown, (result.dialect or "deepseek"))
     heading = (f"ParseResult: {_count(len(blocks), 'block')}, {_count(len(result.calls), 'call')}, "
                f"saw_tool_syntax={result.saw_tool_syntax}")
     notes = [_count(len(result.failures), "failed block")] if result.failures else []

@@ -20,6 +20,7 @@ from toolparse._errors import RejectedCallError
 
 if TYPE_CHECKING:
     from toolparse._calls.repair import RepairOutcome
+    from toolparse._dialect import Dialect
 
 __all__ = ["ArgumentsDelta", "BlockFailure", "CallStarted", "CallStatus", "CallsAborted",
            "Event", "IncrementalEvent", "ParseResult", "StreamEvent", "Text", "ToolCall",
@@ -249,6 +250,9 @@ class ParseResult:
 
     saw_tool_syntax: bool = False
     """A wrapper or invoke tag was seen outside Markdown code, whether or not it parsed."""
+
+    dialect: Dialect | None = field(default=None, compare=False)
+    """The dialect the text was parsed with (None when the result was built by hand)."""
 
     calls: tuple[ToolCall, ...] = field(init=False)
     """Every call of every block, in document order."""

@@ -13,6 +13,6 @@
 """
 
 from toolparse._dialect.dialect import Dialect
-from toolparse._dialect.loader import AUTO, bundled_dialects, resolve_dialect
+from toolparse._dialect.loader import AUTO, bundled_dialects, dialects, resolve_dialect
 
-__all__ = ["AUTO", "Dialect", "bundled_dialects", "resolve_dialect"]
+__all__ = ["AUTO", "Dialect", "bundled_dialects", "dialects", "resolve_dialect"]

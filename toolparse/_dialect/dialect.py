@@ -20,17 +20,13 @@ class Dialect:
     Get one with `Dialect.bundled(name)` (or pass the name as `dialect=`), or load an
     edited or new grammar with `Dialect.from_file(path)`.
 
-    Attributes
-    ----------
-    name : str
-        The dialect's name: the grammar file's stem unless given, or ``"auto"``.
-    path : pathlib.Path | None
-        The grammar file (None for ``auto``, which reads all bundled files).
-    typing : str
-        How argument values are typed: ``attribute``, ``schema`` or ``json``
-        (the grammar header's ``typing=``; ``mixed`` for ``auto``).
-    description : str
-        One line saying what the dialect accepts (the grammar file's first comment).
+    Attributes:
+        name: The dialect's name: the grammar file's stem unless given, or `"auto"`.
+        path: The grammar file (None for `auto`, which reads all bundled files).
+        typing: How argument values are typed: `attribute`, `schema` or `json` (the
+            grammar header's `typing=`; `mixed` for `auto`).
+        description: One line saying what the dialect accepts (the grammar file's
+            first comment).
     """
 
     __slots__ = ("name", "path", "typing", "description", "_grammars")
@@ -48,18 +44,13 @@ class Dialect:
     def from_file(cls, path: str | Path, *, name: str | None = None) -> Dialect:
         """Load a dialect from a grammar file (a copy of a bundled one, edited, say).
 
-        Parameters
-        ----------
-        path : str | pathlib.Path
-            The ``.lark`` file. It may ``%import`` the bundled grammars.
-        name : str, optional
-            The dialect's name; the file's stem by default.
+        Args:
+            path: The `.lark` file. It may `%import` the bundled grammars.
+            name: The dialect's name; the file's stem by default.
 
-        Raises
-        ------
-        GrammarError
-            The file cannot be read, does not load, or cannot yield a call; the message
-            names the file, line and rule.
+        Raises:
+            GrammarError: The file cannot be read, does not load, or cannot yield a
+                call; the message names the file, line and rule.
         """
         from toolparse._dialect.loader import load_file  # the loader builds Dialects
 
@@ -67,9 +58,11 @@ class Dialect:
 
     @classmethod
     def bundled(cls, name: str) -> Dialect:
-        """A bundled dialect by name (``deepseek``, ``qwen3_coder``, ..., or ``auto``).
+        """A bundled dialect by name (`deepseek`, `qwen3_coder`, ..., or `auto`).
 
-        Raises UnknownDialectError, with the bundled names (and a near miss, if any).
+        Raises:
+            UnknownDialectError: No such dialect; the message lists the bundled names
+                and a near miss, if any (`"DeepSeek"`: did you mean `"deepseek"`?).
         """
         from toolparse._dialect.loader import load_bundled
 

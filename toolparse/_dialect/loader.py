@@ -37,7 +37,8 @@ from toolparse._dialect.table import Table, read_table
 from toolparse._errors import GrammarError, UnknownDialectError
 from toolparse._syntax.files import grammars_dir
 
-__all__ = ["AUTO", "bundled_dialects", "load_bundled", "load_file", "resolve_dialect"]
+__all__ = ["AUTO", "bundled_dialects", "dialects", "load_bundled", "load_file",
+           "resolve_dialect"]
 
 AUTO = "auto"
 """The name of the dialect that reads every bundled dialect at once (SPEC 5.2)."""
@@ -67,6 +68,12 @@ def load_file(path: Path, name: str | None = None) -> Dialect:
 def load_bundled(name: str) -> Dialect:
     """A bundled dialect by name (`Dialect.bundled`), loaded once per process."""
     return _bundled(name)
+
+
+def dialects() -> tuple[str, ...]:
+    """The names of the bundled dialects (grammar files), sorted; `"auto"` reads them all
+    at once and is not among them."""
+    return tuple(bundled_dialects())
 
 
 def bundled_dialects() -> dict[str, Path]:

@@ -91,11 +91,39 @@ def _absence_test(chars: str) -> Callable[[str], bool]:
 
 
 class StreamParser:
-    """Finds tool calls in a text stream, chunk by chunk.
+    """Finds tool calls in a text stream, chunk by chunk (sans-I/O).
 
     `feed(chunk)` returns the events that chunk made certain; `close()` ends the stream
     and returns the rest. Joining every event's text (`Text.text`, `ToolCallBlock.raw`)
-    gives back the input exactly, however it was chunked.
+    gives back the input exactly, however it was chunked (SPEC G1, G2); text that can no
+    longer become part of a call comes out in the `feed()` that made that certain (G5).
+
+    Args:
+        dialect: A bundled dialect's name (`toolparse.dialects()`, or `"auto"` for all
+            of them at once) or a `Dialect` (`Dialect.from_file` loads an edited
+            grammar).
+        max_capture: The most characters an open block (or output held on a Markdown
+            decision) may grow to; past it the block fails with reason `max_capture`
+            and scanning goes on (SPEC G7). Default 1 MiB.
+        tools: The tool definitions the calls are checked against: OpenAI-style
+            `{"type": "function", "function": {"name", "parameters"}}` dicts,
+            `{"name", "parameters"}` dicts, or openai SDK tool objects. With tools,
+            each call is typed by its JSON Schema, validated and repaired where the
+            repair is unambiguous (SPEC 6); a call to a tool not given is rejected.
+            None: calls are `unchecked`.
+        model: The model route (for example `"z-ai/glm-4.5"`), matched against
+            `RepairConfig.grammar_leak_models` to decide which repair rules apply.
+        repair: A `RepairConfig` or a mapping of its fields (camelCase keys too).
+        id_factory: A function returning each call's id, for deterministic ids (tests,
+            replays). Default: `call_` and 24 random hex digits.
+
+    Raises:
+        UnknownDialectError: `dialect` is not a bundled name or a `Dialect`.
+        ConfigError: `max_capture` is not positive; `repair` has an unknown key.
+        ConfigTypeError: An option of the wrong type (`max_capture=1.5`, `model=123`,
+            `id_factory="x"`).
+        SchemaError: A tool definition or its JSON Schema is invalid, or reaches
+            outside itself (SPEC 6.1).
     """
 
     __slots__ = (
@@ -155,7 +183,19 @@ class StreamParser:
         return self._output.saw_tool_syntax
 
     def feed(self, chunk: str) -> list[Event]:
-        """Consume one chunk; return the events it made certain, in order."""
+        """Consume one chunk; return the events it made certain, in order.
+
+        Args:
+            chunk: The next piece of the answer, of any length (an empty chunk is
+                normal, not the end of the stream).
+
+        Returns:
+            `Text` and `ToolCallBlock` events, adjacent text of the same kind merged.
+
+        Raises:
+            ChunkTypeError: `chunk` is not a `str` (decode bytes first).
+            StreamClosedError: The parser was closed.
+        """
         if self._plain and type(chunk) is str and self._opener_char not in chunk:
             # Fast path: plain text, nothing open, nothing held. One search, one append,
             # one event.
@@ -172,7 +212,14 @@ class StreamParser:
         return self._feed(chunk)
 
     def close(self) -> list[Event]:
-        """End the stream; return the remaining events. The parser cannot be fed again."""
+        """End the stream; return the remaining events.
+
+        A block still open fails with reason `truncated`; output held on a Markdown
+        decision is settled. The parser cannot be fed again.
+
+        Raises:
+            StreamClosedError: `close()` was already called.
+        """
         if self._mode is Mode.CLOSED:
             raise StreamClosedError("close() called twice")
         self._plain = False
@@ -405,7 +452,34 @@ def parse(text: str, dialect: str | Dialect = "deepseek", *,
           max_capture: int = DEFAULT_MAX_CAPTURE, tools: ToolDefinitions | None = None,
           model: str | None = None, repair: RepairOption | None = None,
           id_factory: Callable[[], str] | None = None) -> ParseResult:
-    """Parse a whole text at once; the same events as streaming it (SPEC G2)."""
+    """Parse a whole text at once: the same events as streaming it (SPEC G2).
+
+    Args:
+        text: The whole answer.
+        dialect: A bundled dialect's name (or `"auto"`) or a `Dialect`.
+        max_capture: The most characters an open block may grow to (SPEC G7).
+        tools: Tool definitions to type, validate and repair calls by (SPEC 6); see
+            `StreamParser`.
+        model: The model route, for the repair rules that depend on it.
+        repair: A `RepairConfig` or a mapping of its fields.
+        id_factory: A function returning each call's id (default: random ids).
+
+    Returns:
+        A `ParseResult`: the events, the calls (`accepted_calls` for those a gateway
+        may run), the failures, and the text without the recognised blocks.
+
+    Raises:
+        ChunkTypeError: `text` is not a `str`.
+        UnknownDialectError, ConfigError, ConfigTypeError, SchemaError: As for
+            `StreamParser`.
+
+    Example:
+        >>> import toolparse
+        >>> answer = ('Reading it. <tool_calls><invoke name="read_file">'
+        ...           '<parameter name="path">README.md</parameter></invoke></tool_calls>')
+        >>> [(c.name, c.arguments) for c in toolparse.parse(answer).accepted_calls]
+        [('read_file', {'path': 'README.md'})]
+    """
     if not isinstance(text, str):
         raise ChunkTypeError(f"parse() takes a str, not {type(text).__name__}")
     parser = StreamParser(dialect, max_capture=max_capture, tools=tools, model=model,
@@ -418,4 +492,5 @@ def parse(text: str, dialect: str | Dialect = "deepseek", *,
             merged[-1] = make_text(last.text + event.text, event.failure)
         else:
             merged.append(event)
-    return ParseResult(events=tuple(merged), saw_tool_syntax=parser.saw_tool_syntax)
+    return ParseResult(events=tuple(merged), saw_tool_syntax=parser.saw_tool_syntax,
+                       dialect=parser.dialect)
