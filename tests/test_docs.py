@@ -133,6 +133,10 @@ def test_the_readme_examples_run_as_written(capsys: pytest.CaptureFixture[str]) 
     assert len(executed) == 1 and '"limit":200' in executed[0]
     assert any(line.startswith("to the model: call_") and "delete_repo" in line for line in printed)
     assert any(line.startswith("failed block: unexpected_token at ") for line in printed)
+    # The OpenAI adapter: the call comes out of the content as tool_calls.
+    assert "{'role': 'assistant', 'content': 'Checking. '} None" in printed
+    assert any('"arguments": \'{"city":"Paris"}\'' not in line and "'name': 'get_weather'" in line
+               and line.endswith("tool_calls") for line in printed)
 
 
 def test_the_readme_setup_commands_come_first() -> None:
