@@ -135,7 +135,7 @@ def test_the_readme_examples_run_as_written(capsys: pytest.CaptureFixture[str]) 
     assert any(line.startswith("failed block: unexpected_token at ") for line in printed)
     # The OpenAI adapter: the call comes out of the content as tool_calls.
     assert "{'role': 'assistant', 'content': 'Checking. '} None" in printed
-    assert any('"arguments": \'{"city":"Paris"}\'' not in line and "'name': 'get_weather'" in line
+    assert any("'name': 'get_weather', 'arguments': '{\"city\":\"Paris\"}'" in line
                and line.endswith("tool_calls") for line in printed)
 
 
