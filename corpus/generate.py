@@ -872,7 +872,7 @@ def malformed() -> None:
     case(g, "parameter-without-name", "A parameter without a name fails the block after its call "
          "started: the span runs to the wrapper close",
          Failed('<tool_calls><invoke name="a"><parameter>1</parameter></invoke></tool_calls>',
-                "invalid_name", at="</invoke>"), "\n")
+                "invalid_name", at="</parameter>"), "\n")
     case(g, "unquoted-attributes", "Unquoted values are not attributes: no invoke tag, the wrapper fails",
          Failed("<tool_calls>"),
          "<invoke name=search><parameter name=q>cats</parameter></invoke></tool_calls>\n")

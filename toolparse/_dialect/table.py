@@ -6,7 +6,9 @@ steps it, token by token, calling the builders of `build.py` at each reduction i
 of building a tree. An equivalence test checks that it accepts and rejects exactly the
 token sequences Lark's `InteractiveParser` does.
 
-One speed-up is read off the table too. A *loop token* is a terminal T in a state B
+Two speed-ups are read off the table too. A *default reduction*: a state whose every
+action reduces the same rule reduces at once, without waiting for the next token (an
+LR classic: it never changes which sequences are accepted). A *loop token* is a terminal T in a state B
 such that shifting T leads to a state whose every action reduces a left-recursive list
 rule `xs: xs T` back to B (Lark's `*`/`+` helpers, such as the text runs of a value).
 Feeding T in B then changes nothing but the list on top of the value stack, so the
@@ -73,6 +75,8 @@ class Table:
     loops: tuple[frozenset[str], ...]
     """state -> its loop tokens (see the module header)."""
     terminals: frozenset[str]
+    defaults: tuple[int, ...] = ()
+    """state -> the rule it reduces whatever comes next, or -1."""
 
 
 def read_table(parse_table: Any, lark_rules: Sequence[Any], terminals: frozenset[str]) -> Table:
@@ -92,7 +96,16 @@ def read_table(parse_table: Any, lark_rules: Sequence[Any], terminals: frozenset
     table = Table(tuple(actions), tuple(gotos), infos, dict(parse_table.start_states),
                   dict(parse_table.end_states), (), terminals)
     loops = tuple(_loop_tokens(table, state) for state in range(count))
-    return Table(table.actions, table.gotos, infos, table.starts, table.ends, loops, terminals)
+    defaults = tuple(_default_reduction(actions[state], gotos[state]) for state in range(count))
+    return Table(table.actions, table.gotos, infos, table.starts, table.ends, loops, terminals,
+                 defaults)
+
+
+def _default_reduction(row: dict[str, tuple[int, int]], gotos: dict[str, int]) -> int:
+    rules = {argument for kind, argument in row.values() if kind == REDUCE}
+    if row and not gotos and len(rules) == 1 and all(kind == REDUCE for kind, _ in row.values()):
+        return rules.pop()
+    return -1
 
 
 def _rule_info(rule: Any) -> RuleInfo:
@@ -131,14 +144,15 @@ class Driver:
     rule that is not flattened; flattened rules give their children to the parent.
     """
 
-    __slots__ = ("actions", "gotos", "rules", "loops", "builders", "stack", "values",
-                 "end_state")
+    __slots__ = ("actions", "gotos", "rules", "loops", "defaults", "builders", "stack",
+                 "values", "end_state")
 
     def __init__(self, table: Table, start: str, builders: tuple[Builder | None, ...]) -> None:
         self.actions = table.actions
         self.gotos = table.gotos
         self.rules = table.rules
         self.loops = table.loops
+        self.defaults = table.defaults
         self.builders = builders
         self.stack: list[int] = [table.starts[start]]
         self.values: list[Any] = []
@@ -157,8 +171,14 @@ class Driver:
             if action is None:
                 raise Rejected(term)
             if action[0] == SHIFT:
-                stack.append(action[1])
+                state = action[1]
+                stack.append(state)
                 self.values.append(value)
+                defaults = self.defaults
+                rule = defaults[state]
+                while rule >= 0:
+                    state = self._reduce(rule)
+                    rule = defaults[state]
                 return
             state = self._reduce(action[1])
 
@@ -194,7 +214,10 @@ class Driver:
         $END as a lookahead that only another start rule's context allows (states are
         merged), so the reductions are tried on a copy of the state stack."""
         actions = self.actions
-        if END not in actions[self.stack[-1]]:
+        top = self.stack[-1]
+        if top == self.end_state:
+            return True
+        if END not in actions[top]:
             return False
         stack = list(self.stack)
         while stack[-1] != self.end_state:
