@@ -151,6 +151,9 @@ class StateLexer:
     earlier_atoms: dict[str, tuple[TerminalSpec, ...]]
     """Candidate name -> the atoms before it that could start with one of its first
     characters (they beat it when they could still match)."""
+    careful: frozenset[str]
+    """The candidates whose match near the end of the text needs a second look: an
+    earlier atom could still beat them, or they have a lookahead."""
 
     @classmethod
     def build(cls, ordered: Iterable[TerminalSpec]) -> StateLexer:
@@ -168,7 +171,9 @@ class StateLexer:
             earlier[spec.name] = tuple(
                 other for other in candidates[:n]
                 if not other.is_run and _may_share_start(other, spec))
-        return cls(candidates, master, tuple(by_group), earlier)
+        careful = frozenset(spec.name for spec in candidates
+                            if earlier[spec.name] or spec.has_lookahead)
+        return cls(candidates, master, tuple(by_group), earlier, careful)
 
 
 def _may_share_start(a: TerminalSpec, b: TerminalSpec) -> bool:

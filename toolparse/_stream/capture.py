@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from toolparse._dialect.build import BlockRejected, RawCall
 from toolparse._dialect.grammar import Grammar
-from toolparse._dialect.lexer import NEED_MORE, TerminalSpec, next_token
+from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, TerminalSpec, next_token
 from toolparse._dialect.table import Driver, Rejected, Tag
 from toolparse._stream.arriving import Arriving
 
@@ -43,7 +43,7 @@ class Capture:
     """An open block: its parser, its text so far, and where it must end."""
 
     __slots__ = ("grammar", "driver", "start", "parts", "ticket", "limit", "calls", "run",
-                 "invoked", "reason", "at", "expected", "depth")
+                 "run_list", "run_stops", "invoked", "reason", "at", "expected", "depth")
 
     def __init__(self, grammar: Grammar, rule: str, start: int, ticket: int, limit: int) -> None:
         self.grammar = grammar
@@ -60,6 +60,11 @@ class Capture:
         """Once complete: the block's calls, as the builders made them."""
         self.run: TerminalSpec | None = None
         """The run that reached the end of the last text: the next chunk may go on."""
+        self.run_list: list[Any] | None = None
+        """When that run is a loop token with stop characters (a value's text): the list
+        its pieces go to, so that the stream engine can append a chunk that holds none
+        of `run_stops` without a lexer pass."""
+        self.run_stops = ""
         self.invoked = False
         """A call's opening tag was accepted (SPEC 3.2: a failure is then broken calls)."""
         self.reason = ""
@@ -116,6 +121,10 @@ class Capture:
         self.parts.append(chunk)
         return True
 
+    def forget_run(self) -> None:
+        self.run = None
+        self.run_list = None
+
     def lex(self, arriving: Arriving, text: str, pos: int, base: int, final: bool
             ) -> tuple[int, str]:
         """Lex text[pos:] (text[0] is at stream offset `base`) into the parser.
@@ -127,14 +136,15 @@ class Capture:
         """
         grammar = self.grammar
         driver = self.driver
-        stack, lexers, loops = driver.stack, grammar.state_lexers, driver.loops
-        ignored = grammar.ignored
+        stack, lexers, loops, feed = driver.stack, grammar.state_lexers, driver.loops, driver.feed
+        ignored, delimiters, calls = grammar.ignored, grammar.roles.delimiters, grammar.roles.call_starts
         parts = self.parts
         end = len(text)
         limit = self.limit - base
         stop = min(end, limit)
         hard = limit <= end or final
         self.run = None
+        self.run_list = None
         while True:
             if pos >= stop:
                 if not hard:
@@ -144,12 +154,19 @@ class Capture:
                                          base + pos)
             state = stack[-1]
             lexer = lexers.get(state) or grammar.lexer(state)
-            spec, token_end = next_token(lexer, text, pos, stop, hard)
-            if token_end == NEED_MORE and spec is not None:
-                arriving.atom(spec.dfa, spec.partial.match, text, pos)
-                return pos, WAITING
-            if spec is None:
-                return pos, self._cut_off(lexer, text, pos, stop, limit, base, hard)
+            # One match in the state's alternation; the lexer's careful cases (near the
+            # end of the text, an atom too long) go the slow way (`next_token`).
+            m = lexer.master.match(text, pos, stop) if hard or stop - pos > MAX_ATOM else None
+            if m is not None and (spec := lexer.by_group[m.lastindex or 0]) is not None and (
+                    (token_end := m.end()) > pos) and (spec.is_run or token_end - pos <= MAX_ATOM):
+                pass
+            else:
+                spec, token_end = next_token(lexer, text, pos, stop, hard)
+                if token_end == NEED_MORE and spec is not None:
+                    arriving.atom(spec.dfa, spec.partial.match, text, pos)
+                    return pos, WAITING
+                if spec is None:
+                    return pos, self._cut_off(lexer, text, pos, stop, limit, base, hard)
             value = text[pos:token_end]
             name = spec.name
             if name in ignored:
@@ -159,7 +176,10 @@ class Capture:
                 parts.append(value)
             else:
                 try:
-                    self._feed(name, value, base + pos)
+                    if name in calls:
+                        self._feed(name, value, base + pos)
+                    else:
+                        feed(name, Tag(name, value, base + pos) if name in delimiters else value)
                 except Rejected:
                     return pos, self._failed("unexpected_token", base + pos)
                 except BlockRejected as refused:
@@ -170,6 +190,9 @@ class Capture:
             pos = token_end
             if spec.is_run and pos == end and not hard:
                 self.run = spec
+                if spec.stops and name in loops[stack[-1]]:
+                    self.run_list = driver.values[-1]
+                    self.run_stops = spec.stops
                 return pos, WAITING
 
     def _complete(self, token_end: int, value: str, base: int) -> tuple[int, str]:
@@ -199,5 +222,5 @@ class Capture:
         self.reason, self.at = reason, at
         self.expected = self.driver.expected()
         self.depth = self.driver.open_values(self.grammar.roles.section_opens)
-        self.run = None
+        self.forget_run()
         return FAILED

@@ -57,6 +57,7 @@ from toolparse._errors import (
     StreamClosedError,
 )
 from toolparse._events import BlockFailure, Event, ParseResult, Text, ToolCallBlock, new_call_id
+from toolparse._dialect.lexer import MAX_ATOM
 from toolparse._stream.arriving import DEAD, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.modes import Mode, Move, next_mode
@@ -129,7 +130,8 @@ class StreamParser:
     __slots__ = (
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
-        "_opener_absent", "_opener_char", "_new_id", "_grammar",
+        "_opener_absent", "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
+        "_run_parts",
     )
 
     def __init__(self, dialect: str | Dialect = "deepseek", *,
@@ -161,6 +163,12 @@ class StreamParser:
         self._limit = _NO_LIMIT
         """Stream offset where the open capture must end (no capture: far away)."""
         self._arriving = Arriving()
+        self._run_list: list[Any] | None = None
+        """Inside a value: the list a chunk that only continues its run is appended to
+        (with `_run_stops`, the characters that end the run, and `_run_parts`, the
+        block's text); None otherwise."""
+        self._run_stops = ""
+        self._run_parts: list[str] = []
         chars = "".join(sorted(self._grammar.opener_chars))
         self._opener_absent = _absence_test(chars)
         # The fast path tests one character with `in`; a dialect whose blocks can start
@@ -196,20 +204,63 @@ class StreamParser:
             ChunkTypeError: `chunk` is not a `str` (decode bytes first).
             StreamClosedError: The parser was closed.
         """
-        if self._plain and type(chunk) is str and self._opener_char not in chunk:
-            # Fast path: plain text, nothing open, nothing held. One search, one append,
-            # one event.
-            if not chunk:
+        if type(chunk) is str:
+            if self._plain and self._opener_char not in chunk:
+                # Plain text, nothing open, nothing held: one test, one append, one event.
+                if not chunk:
+                    return []
+                self._base += len(chunk)
+                self._md_queue.append(chunk)
+                if self._base > self._output.md_flush_at:
+                    self._output.flush_md(self._base)
+                event = _new(Text)
+                _set_text(event, chunk)
+                _set_failure(event, None)
+                return [event]
+            run_list = self._run_list
+            if run_list is not None:
+                # Inside a value: a chunk without the run's stop characters only
+                # continues it (Capture.extend, inlined for the hot path).
+                for stop in self._run_stops:
+                    if stop in chunk:
+                        break
+                else:
+                    if self._base + len(chunk) <= self._limit:
+                        run_list.append(chunk)
+                        self._run_parts.append(chunk)
+                        self._base += len(chunk)
+                        return []
+            elif self._tail and self._steps(chunk):
                 return []
-            self._base += len(chunk)
-            self._md_queue.append(chunk)
-            if self._base > self._output.md_flush_at:
-                self._output.flush_md(self._base)
-            event = _new(Text)
-            _set_text(event, chunk)
-            _set_failure(event, None)
-            return [event]
         return self._feed(chunk)
+
+    def _steps(self, chunk: str) -> bool:
+        """A tag is arriving: step its automaton over `chunk` (Arriving.step, inlined
+        for the hot path); True when the chunk only extends it."""
+        arriving = self._arriving
+        dfa = arriving.dfa
+        if dfa is None:
+            return False
+        size = len(self._tail) + len(chunk)
+        if size >= MAX_ATOM or size >= self._limit - self._base:
+            return False
+        state = arriving.state
+        exits = dfa.loops[state]
+        if exits is not None:
+            for char in exits:
+                if char in chunk:
+                    break
+            else:
+                self._tail += chunk
+                return True
+        table, default, final = dfa.table, dfa.default, dfa.final
+        for char in chunk:
+            state = table[state].get(char, default[state])
+            if state < 0 or final[state]:
+                return False
+        arriving.state = state
+        self._tail += chunk
+        return True
 
     def close(self) -> list[Event]:
         """End the stream; return the remaining events.
@@ -254,6 +305,7 @@ class StreamParser:
                     + (" (decode bytes first)" if isinstance(chunk, (bytes, bytearray)) else ""))
         if self._mode is _CLOSED:
             raise StreamClosedError("feed() called after close(); start a new StreamParser")
+        self._run_list = None
         if not self._tail and chunk:
             capture = self._capture
             if capture is not None:
@@ -277,6 +329,11 @@ class StreamParser:
         self._process(self._tail + chunk, final=False)
         self._plain = (self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting and bool(self._opener_char))
+        capture = self._capture
+        if capture is not None and not self._tail and capture.run_list is not None:
+            self._run_list = capture.run_list
+            self._run_stops = capture.run_stops
+            self._run_parts = capture.parts
         return self._output.take()
 
     def _quiet(self) -> bool:

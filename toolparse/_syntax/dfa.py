@@ -29,6 +29,16 @@ class DFA:
     table: tuple[dict[str, int], ...]
     default: tuple[int, ...]
     final: tuple[bool, ...]
+    loops: tuple[str | None, ...] = ()
+    """state -> when every character but a few keeps the automaton in that state (inside
+    a quoted attribute value, say): those few characters; else None. A chunk holding
+    none of them leaves the state as it is, which four `in` tests tell at C speed."""
+
+    def __post_init__(self) -> None:
+        if not self.loops:
+            object.__setattr__(self, "loops", tuple(
+                "".join(row) if self.default[n] == n and len(row) <= 4 and not self.final[n]
+                else None for n, row in enumerate(self.table)))
 
     def run(self, state: int, text: str) -> int:
         """The state after `text` from `state`, or -1 once no match is possible."""
