@@ -18,13 +18,13 @@ import os
 import sys
 from collections.abc import Sequence
 
-from toolparse._cli import bench, corpus, dialects, parse
+from toolparse._cli import bench, corpus, dialects, parse, scan
 from toolparse._cli.common import UsageError
 from toolparse._errors import ToolparseError
 
 __all__ = ["main"]
 
-COMMANDS = (parse, corpus, dialects, bench)
+COMMANDS = (parse, corpus, dialects, bench, scan)
 """The subcommands, in the order `--help` lists them: each module adds its parser."""
 
 FORWARDS_UNKNOWN = {"bench"}
