@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolparse._scan.api import scan_batch, scan_file, scan_records
+from toolparse._scan.api import scan_batch, scan_file, scan_files, scan_records
 from toolparse._scan.arrow import arrow_schema, read_parquet_records, to_arrow, write_parquet
 from toolparse._scan.fields import AUTO
 from toolparse._scan.options import ScanOptionError, ScanOptions, load_tools
@@ -27,8 +27,8 @@ from toolparse._scan.table import DifferenceTable, differences_table
 
 __all__ = ["AUTO", "DifferenceTable", "EXAMPLE_ARCHIVE", "EXAMPLE_TOOLS", "RECORD_VERSION",
            "ScanOptionError", "ScanOptions", "Summary", "arrow_schema", "differences_table",
-           "load_tools", "read_parquet_records", "scan_batch", "scan_file", "scan_records",
-           "summarize", "to_arrow", "write_parquet"]
+           "load_tools", "read_parquet_records", "scan_batch", "scan_file", "scan_files",
+           "scan_records", "summarize", "to_arrow", "write_parquet"]
 
 RECORD_VERSION = 1
 """The version of the output record format (docs/scan.md); a change that is not an

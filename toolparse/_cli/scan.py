@@ -20,7 +20,7 @@ from toolparse._cli.common import UsageError, positive_int
 from toolparse._scan import pool
 from toolparse._scan.arrow import ParquetSink, require_pyarrow
 from toolparse._scan.fields import AUTO
-from toolparse._scan.inputs import MAX_RECORD_BYTES, Input, open_inputs
+from toolparse._scan.inputs import MAX_RECORD_BYTES, PARQUET_SUFFIXES, Input, open_inputs
 from toolparse._scan.options import ScanOptions, load_tools
 from toolparse._scan.progress import Progress
 from toolparse._scan.record import Scanner
@@ -28,9 +28,6 @@ from toolparse._scan.summary import Summary
 from toolparse._scan.work import OutputFormat
 
 __all__ = ["add_parser", "run"]
-
-PARQUET_SUFFIXES = (".parquet", ".pq")
-
 
 def add_parser(commands: Any) -> None:
     scan = commands.add_parser(

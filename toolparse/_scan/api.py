@@ -12,11 +12,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from toolparse._scan.inputs import MAX_RECORD_BYTES, open_inputs
+from toolparse._scan.inputs import MAX_RECORD_BYTES, open_inputs, open_url
 from toolparse._scan.options import ScanOptions
 from toolparse._scan.record import Scanner
 
-__all__ = ["scan_batch", "scan_file", "scan_records", "scanner_for"]
+__all__ = ["scan_batch", "scan_file", "scan_files", "scan_records", "scanner_for"]
 
 _cached: list[tuple[ScanOptions, Scanner]] = []
 
@@ -96,10 +96,20 @@ def scan_file(path: str | Path, options: ScanOptions | None = None, *,
               max_record_bytes: int = MAX_RECORD_BYTES,
               **option_fields: Any) -> Iterator[dict[str, Any]]:
     """The output records of one JSONL or Parquet file, streamed; `source` is the path
-    as given."""
+    as given. A URL (`s3://...`, `file://...`) is read through fsspec (installed with
+    the `dask` extra), Parquet when it ends in `.parquet` or `.pq`."""
     scanner = scanner_for(_options(options, option_fields))
-    (source,) = open_inputs([str(path)])
+    name = str(path)
+    (source,) = [open_url(name)] if "://" in name else open_inputs([name])
     for batch in source.batches(max_record_bytes):
         items: list[Any] = batch.items if batch.items is not None else batch.rows.to_pylist()
         for item, number in zip(items, batch.numbers):
             yield scanner.scan(item, batch.source, number)
+
+
+def scan_files(paths: Iterable[str | Path], options: ScanOptions | None = None,
+               **option_fields: Any) -> list[dict[str, Any]]:
+    """The output records of whole files (paths or URLs), as one list: the function to
+    map over a data engine's partitions of file names (Parquet archives on a cluster)."""
+    return [record for path in paths
+            for record in scan_file(path, options, **option_fields)]

@@ -93,8 +93,15 @@ class ParquetSink:
 
 
 def write_parquet(records: Iterable[Mapping[str, Any]], where: str | Path | IO[bytes]) -> int:
-    """Write output records to a Parquet file (a path or a binary file object, such as
-    `fsspec.open(url, "wb")` gives); returns how many were written."""
+    """Write output records to a Parquet file; returns how many were written. `where`
+    is a path (its folder is made if missing), a URL that fsspec opens (`s3://...`,
+    with the filesystem's own package installed), or a binary file object."""
+    if isinstance(where, str) and "://" in where:
+        fsspec = importlib.import_module("fsspec")
+        with fsspec.open(where, "wb") as file:
+            return write_parquet(records, file)
+    if isinstance(where, (str, Path)):
+        Path(where).parent.mkdir(parents=True, exist_ok=True)
     sink = ParquetSink(where)
     count = 0
     try:

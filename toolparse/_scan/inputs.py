@@ -14,6 +14,7 @@ Cost: one pass over each input; a batch is at most `BATCH_LINES` lines or about
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
 from collections.abc import Iterator
@@ -25,7 +26,8 @@ from toolparse._scan.arrow import require_pyarrow
 from toolparse._scan.options import ScanOptionError
 from toolparse._scan.record import TooLong
 
-__all__ = ["BATCH_BYTES", "BATCH_LINES", "Batch", "Input", "MAX_RECORD_BYTES", "open_inputs"]
+__all__ = ["BATCH_BYTES", "BATCH_LINES", "Batch", "Input", "MAX_RECORD_BYTES", "PARQUET_SUFFIXES",
+           "open_inputs", "open_url"]
 
 BATCH_LINES: Final = 256
 """Records per batch, at most."""
@@ -35,6 +37,8 @@ BATCH_BYTES: Final = 1 << 20
 
 MAX_RECORD_BYTES: Final = 64 << 20
 """Default longest JSONL line read; a longer one is the record's `too_long` error."""
+
+PARQUET_SUFFIXES: Final = (".parquet", ".pq")
 
 _SKIP_PIECE: Final = 1 << 20
 _PARQUET_MAGIC: Final = b"PAR1"
@@ -66,15 +70,22 @@ class Input:
     parquet: bool
     size: int | None
     """Bytes, when known (a regular file)."""
+    url: str | None = None
+    """A URL fsspec opens (`s3://...`, `file://...`), for `scan_file` on a cluster."""
 
     def batches(self, max_record_bytes: int = MAX_RECORD_BYTES,
                 batch_rows: int = BATCH_LINES) -> Iterator[Batch]:
         """The input's records, in order, in batches."""
-        if self.parquet and self.path is not None:
-            yield from _parquet_batches(self, batch_rows)
-            return
         with _binary(self) as stream:
-            yield from _jsonl_batches(stream, self.name, max_record_bytes)
+            if self.parquet:
+                yield from _parquet_batches(self, stream, batch_rows)
+            else:
+                yield from _jsonl_batches(stream, self.name, max_record_bytes)
+
+
+def open_url(url: str) -> Input:
+    """An input named by a URL (read through fsspec); Parquet by its suffix."""
+    return Input(url, None, url.lower().endswith(PARQUET_SUFFIXES), None, url)
 
 
 def open_inputs(names: list[str]) -> list[Input]:
@@ -94,7 +105,7 @@ def open_inputs(names: list[str]) -> list[Input]:
             raise ScanOptionError(f"cannot read {name}: {error.strerror or error}") from None
         if path.is_dir():
             raise ScanOptionError(f"cannot read {name}: it is a directory")
-        parquet = magic == _PARQUET_MAGIC or path.suffix.lower() in (".parquet", ".pq")
+        parquet = magic == _PARQUET_MAGIC or path.suffix.lower() in PARQUET_SUFFIXES
         if parquet:
             require_pyarrow()
         inputs.append(Input(name, path, parquet, size))
@@ -103,6 +114,11 @@ def open_inputs(names: list[str]) -> list[Input]:
 
 @contextlib.contextmanager
 def _binary(source: Input) -> Iterator[IO[bytes]]:
+    if source.url is not None:
+        fsspec = importlib.import_module("fsspec")
+        with fsspec.open(source.url, "rb") as file:
+            yield file
+        return
     if source.path is None:
         yield sys.stdin.buffer
         return
@@ -154,10 +170,10 @@ def _skip_rest(stream: IO[bytes]) -> int:
     return skipped
 
 
-def _parquet_batches(source: Input, batch_rows: int) -> Iterator[Batch]:
+def _parquet_batches(source: Input, stream: IO[bytes], batch_rows: int) -> Iterator[Batch]:
     pa = require_pyarrow()
     try:
-        file = pa.parquet.ParquetFile(source.path)
+        file = pa.parquet.ParquetFile(stream)
     except (OSError, ValueError, pa.ArrowException) as error:
         raise ScanOptionError(f"cannot read {source.name}: {error}") from None
     total = max(file.metadata.num_rows, 1)

@@ -173,7 +173,9 @@ def _decode(item: Any) -> Mapping[str, Any]:
         raise RecordError("not_object", f"the input is a {type(item).__name__}, not a JSON "
                                         "line or a record")
     try:
-        value = json.loads(item)
+        # Without its line ending, so that the message for a line cut short is the same
+        # whoever split the lines (this reader, dask's, the caller's).
+        value = json.loads(item.rstrip("\r\n"))
     except ValueError as error:
         raise RecordError("invalid_json", f"the line is not JSON ({error})") from None
     except RecursionError:
