@@ -5,14 +5,17 @@ yet written: the next batch is read only when the oldest result has been taken. 
 input is read as fast as the workers go and never ahead of them, and results come back
 in input order (a later batch that finishes first waits in its future).
 
-Workers are started with the `forkserver` method where there is one (a clean process
-forked from a server that has imported toolparse, so starting is cheap and no thread
-of the parent is copied), else `spawn`. Each worker builds its Scanner once.
+Workers are forked when this process has no thread but the main one (the command's
+case: they start at once, with toolparse imported and the dialect loaded, and there is
+no other thread whose locks a fork could copy held). Otherwise (a notebook, a test
+runner with threads) they come from a fork server (a clean process that has imported
+toolparse), or are spawned where there is none. Each worker builds its Scanner once.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -52,6 +55,8 @@ def scan_batches(batches: Iterable[Batch], options: ScanOptions, output: work.Ou
 
 def _context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
     if "forkserver" in methods:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["toolparse._scan.work"])

@@ -29,6 +29,9 @@ class Progress:
             tqdm = importlib.import_module("tqdm")
         except ImportError:
             return
+        # No monitor thread: the bar is redrawn as batches come back, and a process with
+        # no other thread may fork its workers (`pool`).
+        tqdm.tqdm.monitor_interval = 0
         self._bar = tqdm.tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024,
                               desc="scan", file=stream, leave=False, dynamic_ncols=True,
                               smoothing=0.1)
