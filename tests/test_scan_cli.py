@@ -12,6 +12,7 @@ import struct
 import subprocess
 import sys
 import termios
+import threading
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -219,7 +220,20 @@ def _read_all(fd: int) -> str:
     return b"".join(chunks).decode("utf-8", "replace")
 
 
-def test_workers_never_run_more_than_a_bounded_number_of_batches_ahead() -> None:
+@pytest.mark.parametrize("other_thread", [False, True], ids=["forked", "fork-server"])
+def test_workers_never_run_more_than_a_bounded_number_of_batches_ahead(other_thread) -> None:
+    # With another thread alive the workers come from the fork server instead of a fork.
+    stop = threading.Event()
+    if other_thread:
+        threading.Thread(target=stop.wait, daemon=True).start()
+        assert pool._context().get_start_method() == "forkserver"
+    try:
+        _bounded_and_in_order()
+    finally:
+        stop.set()
+
+
+def _bounded_and_in_order() -> None:
     line = json.dumps({"role": "assistant", "content": "hello"}).encode()
     pulled = []
 

@@ -39,7 +39,9 @@ def differences_table(records: Iterable[Mapping[str, Any]]) -> DifferenceTable:
     """The table of the differences (and errors) in `records`, in their order."""
     rows: list[tuple[str, ...]] = []
     for record in records:
-        where = f"{record['source'] or ''}:{record['line']}".lstrip(":")
+        # The file's name, not its whole path or URL: a table for reading.
+        name = (record["source"] or "").rstrip("/").rsplit("/", 1)[-1]
+        where = f"{name}:{record['line']}".lstrip(":")
         ident = record["id"] or ""
         error = record["error"]
         if error is not None:
