@@ -110,8 +110,15 @@ def _cpu(run: Callable[[], Any]) -> float:
 
 # ---- 3. short parse overhead ---------------------------------------------------------------
 
-def _per_call(run: Callable[[], Any], number: int = 4000) -> float:
-    """Microseconds per call: the best of 7 timeit repeats."""
+CALLS_PER_REPEAT = {"full": 4000, "smoke": 50}
+"""How many calls `_per_call` times per repeat (the best of 7 repeats counts)."""
+
+_calls = CALLS_PER_REPEAT["full"]
+
+
+def _per_call(run: Callable[[], Any], share: float = 1.0) -> float:
+    """Microseconds per call: the best of 7 timeit repeats of `share` x the calls."""
+    number = max(int(_calls * share), 1)
     run()
     return min(timeit.repeat(run, number=number, repeat=7)) / number * 1e6
 
@@ -126,7 +133,7 @@ def parse_overhead() -> dict[str, float]:
         'parse("")': _per_call(lambda: toolparse.parse("")),
         "parse(200 chars)": _per_call(lambda: toolparse.parse(SHORT_ANSWER)),
         "parse(200 chars, Dialect)": _per_call(lambda: toolparse.parse(SHORT_ANSWER, dialect)),
-        "parse(200 chars, one call)": _per_call(lambda: toolparse.parse(with_call), 1000),
+        "parse(200 chars, one call)": _per_call(lambda: toolparse.parse(with_call), 0.25),
         "StreamParser()": _per_call(lambda: toolparse.StreamParser()),
         "StreamParser(Dialect)": _per_call(lambda: toolparse.StreamParser(dialect)),
     }
@@ -205,6 +212,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     cli.add_argument("--smoke", action="store_true", help="300 records, one repeat")
     args = cli.parse_args(argv)
     records, repeats = (300, 1) if args.smoke else (args.records, args.repeats)
+    global _calls
+    _calls = CALLS_PER_REPEAT["smoke" if args.smoke else "full"]
     results = {"throughput": throughput(records, args.mix, repeats),
                "by_kind": cost_by_kind(50 if args.smoke else 400),
                "parse_overhead": parse_overhead()}

@@ -259,3 +259,17 @@ def test_the_wheel_ships_the_example_archive(tmp_path: Path) -> None:
     assert {"toolparse/_scan/example.jsonl", "toolparse/_scan/example-tools.json",
             "toolparse/scan.py"} <= names
     assert scan.EXAMPLE_ARCHIVE.is_file() and scan.EXAMPLE_TOOLS.is_file()
+
+
+def test_the_scan_benchmark_runs_and_reports_every_figure(tmp_path: Path) -> None:
+    figures = tmp_path / "figures.json"
+    done = subprocess.run([sys.executable, "-m", "benchmarks.scan", "--smoke", "--json",
+                           str(figures)], cwd=REPO, capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    for label in ("--jobs 1", "--jobs 2", "speed-up", "parallel efficiency", "per CPU-second",
+                  'parse("")', "parse(200 chars)", "MarkdownTracker()"):
+        assert label in done.stdout, label
+    results = json.loads(figures.read_text(encoding="utf-8"))
+    assert results["throughput"]["records"] == 300 and results["throughput"]["speedup"] > 0
+    assert set(results["by_kind"]) == set(gen.KINDS)
