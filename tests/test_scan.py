@@ -363,6 +363,11 @@ def test_bad_options_raise_before_any_record() -> None:
         scan.scan_batch([], dialect="nope")
     with pytest.raises(TypeError, match="either"):
         scan.scan_batch([], scan.ScanOptions(), field="x")
+    # The streaming functions check too, when called rather than when first read.
+    with pytest.raises(scan.ScanOptionError, match="field path"):
+        scan.scan_records(iter([]), field=".")
+    with pytest.raises(scan.ScanOptionError, match="cannot read"):
+        scan.scan_file("/no/such/archive.jsonl")
 
 
 def test_summary_and_differences_table() -> None:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from toolparse._scan.inputs import MAX_RECORD_BYTES, open_inputs, open_url
+from toolparse._scan.inputs import MAX_RECORD_BYTES, Input, open_inputs, open_url
 from toolparse._scan.options import ScanOptions
 from toolparse._scan.record import Scanner
 
@@ -53,7 +53,12 @@ def scan_records(items: Iterable[Any], options: ScanOptions | None = None, *,
     record but takes its number. `options` (or its fields as keywords:
     `scan_records(lines, compare_recorded="auto")`) say what to read and compare.
     """
-    scanner = scanner_for(_options(options, option_fields))
+    scanner = scanner_for(_options(options, option_fields))   # bad options raise now
+    return _scanned(scanner, items, source, first_line)
+
+
+def _scanned(scanner: Scanner, items: Iterable[Any], source: str | None,
+             first_line: int) -> Iterator[dict[str, Any]]:
     number = first_line - 1
     current = source
     for item in items:
@@ -98,9 +103,14 @@ def scan_file(path: str | Path, options: ScanOptions | None = None, *,
     """The output records of one JSONL or Parquet file, streamed; `source` is the path
     as given. A URL (`s3://...`, `file://...`) is read through fsspec (installed with
     the `dask` extra), Parquet when it ends in `.parquet` or `.pq`."""
-    scanner = scanner_for(_options(options, option_fields))
-    name = str(path)
+    scanner = scanner_for(_options(options, option_fields))   # bad options raise now,
+    name = str(path)                                          # and an unreadable file
     (source,) = [open_url(name)] if "://" in name else open_inputs([name])
+    return _file_records(scanner, source, max_record_bytes)
+
+
+def _file_records(scanner: Scanner, source: Input, max_record_bytes: int,
+                  ) -> Iterator[dict[str, Any]]:
     for batch in source.batches(max_record_bytes):
         items: list[Any] = batch.items if batch.items is not None else batch.rows.to_pylist()
         for item, number in zip(items, batch.numbers):
