@@ -2,6 +2,7 @@
 
     python -m benchmarks.scan [--records 20000] [--mix gateway] [--repeats 3] [--json PATH]
     python -m benchmarks.scan --smoke        # a few hundred records, one repeat
+    python -m benchmarks.scan --callgrind 2000   # also instruction counts (valgrind)
 
 Reports, from one run (ratios within a run; the machine may be shared):
 
@@ -15,6 +16,10 @@ Reports, from one run (ratios within a run; the machine may be shared):
    short transcripts per second per core.
 2. Per-record CPU cost by kind of record (plain answers, a real call, a fenced example...),
    so a miss can be traced to the engine or to the scan.
+With `--callgrind N`, the same scans of N records are counted in instructions under
+valgrind: exact whatever else runs on the machine, so the cost of the parallel path and
+the speed-up two free cores would give can be read even when the wall clock cannot.
+
 3. Short parse overhead: `parse("")` and `parse()` of a 200-character answer, with the
    constructors and per-call steps that make it up, each timed alone.
 
@@ -27,7 +32,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -99,6 +106,43 @@ def throughput(records: int, mix: str, repeats: int) -> dict[str, Any]:
             "jobs2_parent_cpu_s": parent2, "jobs2_workers_cpu_s": workers2,
             "cores": len(os.sched_getaffinity(0)),
             "load_average": [load_before, os.getloadavg()[0]]}
+
+
+# ---- 1b. the same in instructions (callgrind): what the parallel path costs -------------
+
+def instructions(records: int, mix: str) -> dict[str, Any]:
+    """Instructions of `toolparse scan` at --jobs 1 and 2 under callgrind (exact and the
+    same however busy the machine is): the work per record, how the workers split it,
+    the parallel path's extra instructions, and the speed-up two free cores would give.
+    A forked worker's count includes the parent's up to the fork (callgrind copies it),
+    so each process's own work is its count minus the start-up count of a scan of an
+    empty file."""
+    with tempfile.TemporaryDirectory() as folder:
+        archive, empty = Path(folder) / "archive.jsonl", Path(folder) / "empty.jsonl"
+        gen.write_archive(archive, gen.generate(records, seed=7, kinds=MIXES[mix]))
+        empty.write_text("", encoding="utf-8")
+        start = sum(_callgrind(empty, 1, Path(folder)))
+        one = sum(_callgrind(archive, 1, Path(folder))) - start
+        *workers, parent = _callgrind(archive, 2, Path(folder))
+    own = [count - start for count in workers]
+    extra = sum(own) + parent - start - one
+    return {"records": records, "mix": mix, "per_record": one / records,
+            "worker_shares": [count / sum(own) for count in own],
+            "parallel_overhead": extra / one,
+            "speedup_bound": one / max(own + [parent - start])}
+
+
+def _callgrind(archive: Path, jobs: int, folder: Path) -> list[int]:
+    """The instruction count of each process of one scan, the parent's last."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--trace-children=yes",
+         "--callgrind-out-file=/dev/null", sys.executable, "-m", "toolparse", "scan",
+         str(archive), "--jobs", str(jobs), "--compare-recorded", "auto", "-q",
+         "-o", str(folder / "out.jsonl")],
+        capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    # Each process prints its count as it exits; the parent waits for its workers, so
+    # its count comes last.
+    return [int(count) for count in re.findall(r"== Collected : (\d+)", done.stderr)]
 
 
 # ---- 2. cost by kind of record ---------------------------------------------------------------
@@ -216,6 +260,15 @@ def report(results: dict[str, Any]) -> str:
              "CPU microseconds per record, by kind (scan alone / with --compare-recorded auto):"]
     for kind, cost in results["by_kind"].items():
         lines.append(f"  {kind:10s} {cost['scan']:8.1f} {cost['compare']:8.1f}")
+    counted = results.get("instructions")
+    if counted:
+        shares = " / ".join(f"{share:.0%}" for share in counted["worker_shares"])
+        lines += ["", f"Instructions (callgrind, {counted['records']:,} records, {counted['mix']} mix):",
+                  f"  per record           {counted['per_record']:12,.0f}",
+                  f"  --jobs 2 split       {shares} between the workers",
+                  f"  parallel overhead    {counted['parallel_overhead']:12.1%}  (extra instructions "
+                  "of --jobs 2: pickling, pipes, the parent's loop)",
+                  f"  speed-up bound       {counted['speedup_bound']:12.2f}x (two free cores)"]
     lines += ["", "Short parse overhead, microseconds per call (best of 7):"]
     for name, value in results["parse_overhead"].items():
         lines.append(f"  {name:38s} {value:7.2f}")
@@ -230,6 +283,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     cli.add_argument("--repeats", type=int, default=3)
     cli.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     cli.add_argument("--smoke", action="store_true", help="300 records, one repeat")
+    cli.add_argument("--callgrind", type=int, metavar="N", default=0,
+                     help="also count instructions under valgrind on N records (minutes)")
     args = cli.parse_args(argv)
     records, repeats = (300, 1) if args.smoke else (args.records, args.repeats)
     global _calls
@@ -237,6 +292,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = {"throughput": throughput(records, args.mix, repeats),
                "by_kind": cost_by_kind(50 if args.smoke else 400),
                "parse_overhead": parse_overhead()}
+    if args.callgrind:
+        results["instructions"] = instructions(args.callgrind, args.mix)
     print(report(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
