@@ -67,8 +67,11 @@ def make_policy(tools: Any, model: Any, repair: Any) -> CallPolicy | None:
     of a list of them); `ConfigError` for a `repair` mapping with a bad key or value;
     `SchemaError` naming the tool for a bad definition or an unsafe schema (SPEC 6.1).
     `repair=` without `tools=` has no effect and says so with a `UserWarning`. `tools`
-    is iterated once, so a generator is fine.
+    is iterated once, so a generator is fine. A `CallPolicy` (tools checked once, for
+    many parsers: `toolparse.scan`) is taken as it is.
     """
+    if isinstance(tools, CallPolicy):
+        return tools
     if model is not None and not isinstance(model, str):
         raise ConfigTypeError(f"model= must be a model route string, not "
                               f"{type(model).__name__}")

@@ -22,13 +22,13 @@ import sys
 from collections.abc import Sequence
 
 import toolparse
-from toolparse._cli import bench, corpus, dialects, parse, serve
+from toolparse._cli import bench, corpus, dialects, parse, scan, serve
 from toolparse._cli.common import UsageError
 from toolparse._errors import ToolparseError
 
 __all__ = ["main"]
 
-COMMANDS = (parse, corpus, dialects, bench, serve)
+COMMANDS = (parse, corpus, dialects, bench, serve, scan)
 """The subcommands, in the order `--help` lists them: each module adds its parser."""
 
 FORWARDS_UNKNOWN = {"bench"}

@@ -7,6 +7,7 @@ bundled one at once. What the engine compiles from the files lives in `_grammars
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from toolparse._dialect.grammar import Grammar
@@ -67,6 +68,38 @@ class Dialect:
         from toolparse._dialect.loader import load_bundled
 
         return load_bundled(name)
+
+    # ---- for the diagnostics beside the engine (toolparse.scan, the display) ------------
+
+    def _block_starts(self, text: str, start: int = 0, end: int | None = None
+                      ) -> list[re.Match[str]]:
+        """Every block-start tag of the dialect's grammars in text[start:end], in order,
+        one per place (for diagnostics; the engine finds them as the text streams)."""
+        stop = len(text) if end is None else end
+        found: dict[int, re.Match[str]] = {}
+        for grammar in self._grammars:
+            for m in grammar.opener_search.finditer(text, start, stop):
+                found.setdefault(m.start(), m)
+        return [found[at] for at in sorted(found)]
+
+    def _has_block_start(self, text: str) -> bool:
+        """Whether any block-start tag of the dialect occurs in `text` at all."""
+        return any(grammar.opener_search.search(text) is not None for grammar in self._grammars)
+
+    def _call_tag_name(self, tag: str) -> str | None:
+        """The tool a call's opening tag names (by its name group or attribute), or None
+        when `tag` opens no call of the dialect or names nothing."""
+        from toolparse._dialect.build import BlockRejected
+        from toolparse._dialect.table import Tag
+
+        for grammar in self._grammars:
+            for term in sorted(grammar.roles.call_starts):
+                if grammar.terminals[term].full.fullmatch(tag):
+                    try:
+                        return grammar.build.tag_name(Tag(term, tag, 0))
+                    except BlockRejected:
+                        return None
+        return None
 
     def __repr__(self) -> str:
         return f"Dialect({self.name!r}, path={str(self.path) if self.path else None!r})"
