@@ -195,7 +195,8 @@ def test_tools_123_fails_a_type_check(tmp_path: Path) -> None:
     cwd = Path.cwd()
     os.chdir(tmp_path)  # away from the repository's own mypy settings
     try:
-        stdout, stderr, _ = api.run(["--strict", "--no-incremental", "user.py"])
+        stdout, stderr, _ = api.run(["--strict", "--no-incremental", "--no-color-output",
+                                     "user.py"])
     finally:
         os.chdir(cwd)
     errors = [line for line in stdout.splitlines() if ": error: " in line]

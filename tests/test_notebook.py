@@ -78,11 +78,20 @@ def test_every_cell_runs(executed: Any) -> None:
 
 
 def test_results_render_as_html(executed: Any) -> None:
-    rich = [out for cell in executed.cells if cell.cell_type == "code" for out in cell.outputs
+    rich = [out for cell in executed.cells if cell.cell_type == "code"
+            and "scan" not in cell.metadata.get("tags", []) for out in cell.outputs
             if out.output_type == "execute_result" and "text/html" in out.data]
     assert len(rich) >= 2  # the parsed answer and the edited-grammar result
     assert all("&lt;tool_calls&gt;" in out.data["text/html"] or "&lt;｜DSML｜" in out.data["text/html"]
                for out in rich)
+
+
+def test_the_archive_scan_shows_its_differences(executed: Any) -> None:
+    (table, summary) = [out for cell in executed.cells if "scan" in cell.metadata.get("tags", [])
+                        for out in cell.outputs if out.output_type == "execute_result"]
+    html = table.data["text/html"]
+    assert "in_code" in html and "fenced" in html and "not_in_recorded" in html
+    assert "in_code" in summary.data.get("text/html", summary.data["text/plain"])
 
 
 def test_the_grammar_edit_accepts_the_alias(executed: Any) -> None:
