@@ -48,7 +48,6 @@ def decode_entities(text: str) -> str:
     return _ENTITY.sub(_entity, text) if "&" in text else text
 
 
-_LEADING_NEWLINE = re.compile(r"\r?\n")
 _TRAILING_NEWLINE = re.compile(r"\r?\n[ \t]*\Z")
 
 Part = str | Cdata
@@ -83,8 +82,7 @@ def value_text(pieces: tuple[Any, ...], edges: str = "xml") -> tuple[str, bool]:
 
 def _plain_value(text: str) -> str:
     """`value_text` for a value with no CDATA: one text run (the common case)."""
-    if text[:1] in "\r\n" and text:
-        text = _LEADING_NEWLINE.sub("", text, count=1)
+    text = drop_first_newline(text)
     if "\n" in text or "\r" in text:
         stripped = text.rstrip(" \t")
         if stripped.endswith("\n"):
@@ -92,6 +90,13 @@ def _plain_value(text: str) -> str:
     if "\n" not in text and "\r" not in text:
         text = text.strip()
     return decode_entities(text) if "&" in text else text
+
+
+def drop_first_newline(text: str) -> str:
+    """The text less one newline (`\\n` or `\\r\\n`) at its very start."""
+    if text.startswith("\n"):
+        return text[1:]
+    return text[2:] if text.startswith("\r\n") else text
 
 
 def _runs(pieces: tuple[Any, ...]) -> list[Part]:
@@ -116,8 +121,8 @@ def _strip_edges(parts: list[Part]) -> None:
     """One newline after the opening tag; one newline and its indentation before the
     closing tag; only where they fall in text."""
     first = parts[0]
-    if isinstance(first, str) and first[:1] in "\r\n":
-        parts[0] = _LEADING_NEWLINE.sub("", first, count=1)
+    if isinstance(first, str):
+        parts[0] = drop_first_newline(first)
     last = parts[-1]
     if isinstance(last, str):
         parts[-1] = _TRAILING_NEWLINE.sub("", last, count=1)

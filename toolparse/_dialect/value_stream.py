@@ -1,0 +1,177 @@
+"""A value while it arrives: the part of its final text that is already certain (SPEC 7).
+
+`values.value_text` reads a finished value; `ValueStream` reads the same value piece by
+piece and gives out, after each piece, the characters that `value_text` will certainly
+begin with, whatever comes next. So the pieces it gives out always concatenate to a
+prefix of the final text, and a consumer can stream them (`ArgumentsDelta`).
+
+What must wait, by `value_edges` (the rules themselves are in `values.py`):
+
+- `xml` and `trim`: the start of the value until it is decided. One newline after the
+  opening tag is dropped; after it, a value that begins with whitespace keeps that
+  whitespace only if the value has a newline left, so such a start waits until a
+  newline is certain (one followed by something other than spaces and tabs, or one in
+  CDATA) or the value ends. Then the end of the text so far while it is whitespace (it
+  may be the trailing newline and indentation, or trimmed), and, under `xml`, an `&`
+  that may still become an entity (at most 10 characters).
+- `newline`: a first `\\r` (it may be `\\r\\n`), and a newline at the end of the text so
+  far (it may be the last one, which is dropped).
+- `none`: nothing.
+- `json` (a JSON body, stripped): whitespace at the end of the text so far.
+
+Cost: each piece is looked at once, except while the start of the value waits (its
+characters are then stepped one by one, until the first certain newline).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from toolparse._dialect.values import decode_entities, drop_first_newline
+
+__all__ = ["ValueStream"]
+
+_START: Final = 0   # nothing decided: the dropped first newline may still be arriving
+_LEAD: Final = 1    # the value began with whitespace: wait for a certain newline
+_BODY: Final = 2    # the start is decided: give out all but the end of the text
+
+# The newline watch of the LEAD phase: where the last newline stands.
+_NO_NEWLINE: Final = 0
+_AFTER_CR: Final = 1    # a `\r` ends the text: `\r\n` or a newline of its own
+_AFTER_NEWLINE: Final = 2  # a newline, then only spaces and tabs (maybe the last one)
+
+_ENTITY_SPAN: Final = 10
+"""The longest entity reference (`&#1114111;`), in characters."""
+
+
+class ValueStream:
+    """The certain prefix of one value, piece by piece: `text()` for a text token,
+    `cdata()` for a piece of a CDATA section's content. Each returns the characters
+    that became certain (decoded, not JSON-escaped)."""
+
+    __slots__ = ("edges", "phase", "start", "held", "blank", "watch", "certain", "pending")
+
+    def __init__(self, edges: str) -> None:
+        self.edges = edges
+        self.phase = _BODY if edges in ("none", "json") else _START
+        self.start = ""
+        """START: the text so far (a lone `\\r`)."""
+        self.held: list[tuple[bool, str]] = []
+        """LEAD: the pieces so far, (is CDATA, text)."""
+        self.blank = False
+        """LEAD: the value so far begins with whitespace."""
+        self.watch = _NO_NEWLINE
+        self.certain = False
+        """LEAD: a newline the value certainly keeps has been seen."""
+        self.pending = ""
+        """BODY: text not given out yet (the end of the text so far)."""
+
+    # ---- pieces --------------------------------------------------------------------------
+
+    def text(self, piece: str) -> str:
+        if self.phase == _BODY:
+            return self._body_text(piece)
+        if self.phase == _START:
+            return self._start_text(piece)
+        return self._lead(False, piece)
+
+    def cdata(self, piece: str) -> str:
+        if self.edges not in ("xml", "trim"):
+            return self.text(piece)  # the other edges read CDATA as text
+        if self.phase == _START:
+            # A lone `\r` before the section is text of the value's first run.
+            first, self.start = self.start, ""
+            self.phase = _LEAD
+            out = self._lead(False, first) if first else ""
+            return out + self.cdata(piece)
+        if self.phase == _LEAD:
+            return self._lead(True, piece)
+        return self._body_cdata(piece)
+
+    # ---- START: the dropped first newline ------------------------------------------------
+
+    def _start_text(self, piece: str) -> str:
+        text = self.start + piece
+        if not text or text == "\r":
+            self.start = text
+            return ""
+        self.start = ""
+        if self.edges == "newline":
+            self.phase = _BODY
+            return self._body_text(drop_first_newline(text))
+        self.phase = _LEAD
+        return self._lead(False, drop_first_newline(text))
+
+    # ---- LEAD: a start that waits on a certain newline -----------------------------------
+
+    def _lead(self, is_cdata: bool, piece: str) -> str:
+        if not is_cdata and not piece:
+            return ""
+        self.held.append((is_cdata, piece))
+        if not self.blank:
+            if is_cdata or not piece[0].isspace():
+                return self._to_body()  # no whitespace at the start: nothing to decide
+            self.blank = True
+        if is_cdata:
+            self.certain = (self.watch != _NO_NEWLINE or "\n" in piece or "\r" in piece)
+        else:
+            self._watch(piece)
+        return self._to_body() if self.certain else ""
+
+    def _watch(self, piece: str) -> None:
+        """Step the newline watch over a text piece."""
+        state = self.watch
+        for char in piece:
+            if char == "\r":
+                if state != _NO_NEWLINE:
+                    self.certain = True
+                    return
+                state = _AFTER_CR
+            elif char == "\n":
+                if state == _AFTER_NEWLINE:
+                    self.certain = True
+                    return
+                state = _AFTER_NEWLINE
+            elif char == " " or char == "\t":
+                if state == _AFTER_CR:
+                    state = _AFTER_NEWLINE  # a `\r` of its own, then blanks
+            elif state != _NO_NEWLINE:
+                self.certain = True
+                return
+        self.watch = state
+
+    def _to_body(self) -> str:
+        held, self.held = self.held, []
+        self.phase = _BODY
+        out = []
+        for is_cdata, text in held:
+            out.append(self._body_cdata(text) if is_cdata else self._body_text(text))
+        return "".join(out)
+
+    # ---- BODY: all but the end of the text ---------------------------------------------
+
+    def _body_text(self, piece: str) -> str:
+        text = self.pending + piece
+        edges = self.edges
+        if edges == "none":
+            return text
+        if edges == "newline":
+            cut = len(text) - (2 if text.endswith("\r\n") else
+                               1 if text.endswith(("\n", "\r")) else 0)
+        else:
+            cut = len(text.rstrip())
+            if edges == "xml":
+                amp = text.rfind("&", max(0, cut - _ENTITY_SPAN), cut)
+                if amp >= 0 and ";" not in text[amp:cut]:
+                    cut = amp
+        self.pending = text[cut:]
+        out = text[:cut]
+        return decode_entities(out) if edges == "xml" else out
+
+    def _body_cdata(self, piece: str) -> str:
+        # The text before a section is not the value's last run: none of it is trimmed.
+        before, self.pending = self.pending, ""
+        if self.edges == "xml":
+            before = decode_entities(before)
+        return before + piece
+
