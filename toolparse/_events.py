@@ -112,6 +112,11 @@ class ToolCall:
     what the parser's `id_factory` returned. Not part of equality, so the same input
     gives equal events however it is chunked (SPEC G2)."""
 
+    arguments_text: str | None = None
+    """For a call written as a JSON body that is one valid object (no tools given): the
+    body as written, which `arguments_json` forwards unchanged, like OpenAI's
+    `function.arguments` (SPEC 3.1). None otherwise."""
+
     @property
     def accepted(self) -> bool:
         """True for a call a gateway may execute: `unchecked`, `valid` or `repaired`."""
@@ -130,9 +135,11 @@ class ToolCall:
     @property
     def arguments_json(self) -> str:
         """The JSON text to forward (standard JSON, SPEC G11): the repair outcome's
-        text, else a fresh serialisation of `arguments`."""
+        text, else a valid JSON body as written, else a serialisation of `arguments`."""
         if self.repair is not None and self.repair.text is not None and self.accepted:
             return self.repair.text
+        if self.arguments_text is not None and self.accepted:
+            return self.arguments_text
         return json.dumps(self.arguments, ensure_ascii=False, separators=(",", ":"),
                           allow_nan=False)
 

@@ -132,10 +132,13 @@ def _build_call(rc: RawCall, raw: str, policy: CallPolicy | None, call_id: str,
     status: CallStatus = "unchecked"
     outcome: RepairOutcome | None = None
     deep: tuple[str, ...] = ()
+    text: str | None = None
     if rc.json_text is not None:
         arguments, outcome = _json_body(rc.json_text) if policy is None else ({}, None)
         if outcome is not None:
             status = outcome.status
+        elif policy is None:
+            text = rc.json_text  # one valid object: forwarded as written
     else:
         params = _as_tuples(rc)
         arguments, json_errors = type_arguments(params, schema, guess=guess)
@@ -158,7 +161,8 @@ def _build_call(rc: RawCall, raw: str, policy: CallPolicy | None, call_id: str,
         if outcome.arguments is not None:
             arguments = outcome.arguments
     return ToolCall(name=rc.name, arguments=arguments, status=status, repair=outcome,
-                    raw=raw, start=rc.start, end=rc.end, json_errors=json_errors, id=call_id)
+                    raw=raw, start=rc.start, end=rc.end, json_errors=json_errors, id=call_id,
+                    arguments_text=text)
 
 
 def _json_body(text: str) -> tuple[dict[str, Any], RepairOutcome | None]:
