@@ -157,33 +157,47 @@ class Builders:
 
     def param(self, children: list[Any]) -> RawParam:
         # The common shapes: [open tag, [pieces...], close tag], [open, close], [empty tag].
-        first = children[0]
-        key: str | None = None
-        attrs: dict[str, str] = {}
-        if isinstance(first, Tag):
-            group = self.name_groups.get(first.term)
-            if group is not None:
-                key = self.tag_name(first)
-            elif self.attribute is not None:
-                attrs = self.attributes(first.text)
-                key = attrs.get("name") or None
+        key, string_attr = self._param_head(children)
         pieces: Any = ()
         for child in children:
             if isinstance(child, list):
                 pieces = child if not pieces else [*pieces, *child]
             elif isinstance(child, (str, Cdata)):
                 pieces = [*pieces, child]
-            elif isinstance(child, _Named):
-                if child.kind == "key":
-                    key = _clean(_joined(child.pieces))
-                elif child.kind == "value":
-                    pieces = _flat(list(child.pieces))
+            elif isinstance(child, _Named) and child.kind == "value":
+                pieces = _flat(list(child.pieces))
         if not key:
             raise BlockRejected("invalid_name", "an argument has no name")
-        string = attrs.get("string", "").lower() if attrs else ""
-        string_attr = True if string == "true" else False if string == "false" else None
         text, cdata_only = value_text(pieces, self.value_edges)
         return RawParam(key, text, string_attr, cdata_only)
+
+    def param_head(self, opened: list[Any]) -> tuple[str, bool | None] | None:
+        """For a parameter still being written (`opened`: what the parser holds of it
+        so far, from its first token on): its key and `string` attribute, as `param`
+        will read them; None while its key is not known (it may never be)."""
+        try:
+            key, string_attr = self._param_head(opened)
+        except BlockRejected:
+            return None
+        return (key, string_attr) if key else None
+
+    def _param_head(self, children: list[Any]) -> tuple[str | None, bool | None]:
+        """A parameter's key (from its opening tag, else a child `key` rule) and its
+        `string="true|false"` attribute (None when absent or neither)."""
+        first = children[0]
+        key: str | None = None
+        attrs: dict[str, str] = {}
+        if isinstance(first, Tag):
+            if first.term in self.name_groups:
+                key = self.tag_name(first)
+            elif self.attribute is not None:
+                attrs = self.attributes(first.text)
+                key = attrs.get("name") or None
+        for child in children:
+            if isinstance(child, _Named) and child.kind == "key":
+                key = _clean(_joined(child.pieces))
+        string = attrs.get("string", "").lower() if attrs else ""
+        return key, True if string == "true" else False if string == "false" else None
 
     def json_body(self, children: list[Any]) -> _Json:
         # Never refused here: whether it is JSON, and an object, is the call's status
@@ -211,9 +225,17 @@ class Builders:
             if name:
                 return name
         for child in children:
-            if isinstance(child, _Named) and child.kind == "name":
-                return _clean(_joined(child.pieces))
+            name = name_text(child)
+            if name is not None:
+                return name
         return None
+
+
+def name_text(value: Any) -> str | None:
+    """The name a `name` rule built (as `invoke` reads it), or None for anything else."""
+    if isinstance(value, _Named) and value.kind == "name":
+        return _clean(_joined(value.pieces))
+    return None
 
 
 def _flat(children: list[Any]) -> list[Any]:

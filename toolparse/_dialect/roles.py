@@ -12,6 +12,8 @@ where a call's name comes from. Each is read from the rules the engine knows by 
     block_closes     last terminals of `block` and `orphan_block`
     section_opens    first terminals of `cdata` and `nested_cdata`
     section_closes   last terminals of `cdata` and `nested_cdata`
+    param_starts     first terminals of `param` (incremental events find an argument)
+    json_starts      first terminals of `json_body`
     delimiters       first and last terminals of every rule the engine builds from
 
 Cost: one pass over the rules at load time.
@@ -36,6 +38,8 @@ class BlockRoles:
     section_opens: frozenset[str]
     section_closes: frozenset[str]
     delimiters: frozenset[str]
+    param_starts: frozenset[str] = frozenset()
+    json_starts: frozenset[str] = frozenset()
 
 
 def own_name(name: str) -> str:
@@ -111,4 +115,6 @@ def block_roles(rules: list[Any], built: Iterable[str]) -> BlockRoles:
         section_opens=_edge(rules, sections, last=False),
         section_closes=_edge(rules, sections, last=True),
         delimiters=frozenset(delimiters),
+        param_starts=_edge(rules, ("param",), last=False),
+        json_starts=_edge(rules, ("json_body",), last=False),
     )

@@ -31,6 +31,7 @@ from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, TerminalSpec, next_token
 from toolparse._dialect.table import Driver, Rejected, Tag
 from toolparse._stream.arriving import Arriving
+from toolparse._stream.progress import CallProgress
 
 __all__ = ["COMPLETE", "Capture", "FAILED", "WAITING"]
 
@@ -43,11 +44,16 @@ class Capture:
     """An open block: its parser, its text so far, and where it must end."""
 
     __slots__ = ("grammar", "driver", "start", "parts", "ticket", "limit", "calls", "run",
-                 "run_list", "run_stops", "invoked", "reason", "at", "expected", "depth")
+                 "run_list", "run_stops", "invoked", "reason", "at", "expected", "depth",
+                 "progress")
 
-    def __init__(self, grammar: Grammar, rule: str, start: int, ticket: int, limit: int) -> None:
+    def __init__(self, grammar: Grammar, rule: str, start: int, ticket: int, limit: int,
+                 progress: CallProgress | None = None) -> None:
         self.grammar = grammar
-        self.driver = Driver(grammar.table, rule, grammar.builders)
+        self.progress = progress
+        """With incremental events: what the block's calls have shown so far."""
+        builders = grammar.builders if progress is None else progress.builders(grammar.builders)
+        self.driver = Driver(grammar.table, rule, builders)
         self.start = start
         """Stream offset of the block's first character."""
         self.parts: list[str] = []
@@ -99,7 +105,13 @@ class Capture:
             if grammar.name_at_tag:
                 grammar.build.check_call_tag(token if isinstance(token, Tag)
                                              else Tag(name, value, start))
-            self.driver.feed(name, token)
+            progress = self.progress
+            if progress is None:
+                self.driver.feed(name, token)
+            else:
+                call = progress.opening(token)
+                self.driver.feed(name, token)
+                progress.opened(call)
             self.invoked = True
         else:
             self.driver.feed(name, token)

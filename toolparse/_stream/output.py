@@ -9,6 +9,10 @@ block's ticket (code: the block becomes text; not code: it stays a block). Held 
 gives up at `max_capture` characters past its first block: every held block becomes
 text there (fail closed, SPEC G7).
 
+Incremental events (SPEC 7) travel the same queue, in order: the calls they are about
+get their stream `index` here, as their `CallStarted` goes out, so the calls of a block
+found in code (whose events are dropped with it) leave no gap in the numbering.
+
 Cost: each piece is appended once and joined once; held output is O(max_capture).
 """
 
@@ -17,8 +21,17 @@ from __future__ import annotations
 from collections import deque
 from typing import Final
 
-from toolparse._events import BlockFailure, Event, Text, ToolCallBlock
+from toolparse._events import (
+    ArgumentsDelta,
+    BlockFailure,
+    CallsAborted,
+    CallStarted,
+    StreamEvent,
+    Text,
+    ToolCallBlock,
+)
 from toolparse._markdown import Context, MarkdownTracker, Resolution
+from toolparse._stream.progress import Aborted, Delta, ProgressEvent, Started
 
 __all__ = ["MD_BATCH", "Output", "make_text"]
 
@@ -43,13 +56,16 @@ class HeldBlock:
     """A complete block, or a failed block's text, whose fate waits on a Markdown
     ticket: in code, it is plain text; outside code, it is what it is."""
 
-    __slots__ = ("event", "ticket", "in_code")
+    __slots__ = ("event", "ticket", "in_code", "prelude")
 
-    def __init__(self, event: ToolCallBlock | Text, ticket: int) -> None:
+    def __init__(self, event: ToolCallBlock | Text, ticket: int,
+                 prelude: list[ProgressEvent] | None = None) -> None:
         self.event = event
         self.ticket = ticket
         self.in_code: bool | None = None
         """None while the ticket is open; then whether the block was in code."""
+        self.prelude = prelude or []
+        """The block's incremental events: they go out before it, unless it was in code."""
 
     @property
     def start(self) -> int:
@@ -57,19 +73,23 @@ class HeldBlock:
         return event.start if isinstance(event, ToolCallBlock) else (
             event.failure.start if event.failure is not None else 0)
 
-    def settled(self) -> str | Text | ToolCallBlock:
+    def settled(self) -> list[Item]:
         """What goes out once the ticket is resolved."""
         event = self.event
         if not self.in_code:
-            return event
-        return event.raw if isinstance(event, ToolCallBlock) else event.text
+            return [*self.prelude, event]
+        return [event.raw if isinstance(event, ToolCallBlock) else event.text]
+
+
+Item = str | Text | ToolCallBlock | ProgressEvent
+"""What the output queue holds: text pieces, failed text, blocks, incremental events."""
 
 
 class Output:
     """The engine's output queue, its held output and the Markdown tracker behind it."""
 
     __slots__ = ("md", "md_queue", "md_flush_at", "ready", "held", "waiting", "held_limit",
-                 "max_capture", "saw_tool_syntax")
+                 "max_capture", "saw_tool_syntax", "next_call")
 
     def __init__(self, max_capture: int) -> None:
         self.md = MarkdownTracker()
@@ -77,10 +97,10 @@ class Output:
         """Text given out but not yet fed to the tracker (the batch)."""
         self.md_flush_at = MD_BATCH
         """The batch goes to the tracker once the stream passes this offset."""
-        self.ready: list[str | Text | ToolCallBlock] = []
+        self.ready: list[Item] = []
         """Output certain since the last `take()`: text pieces, failed text (as `Text`
         events with their failure) and blocks."""
-        self.held: deque[str | Text | ToolCallBlock | HeldBlock] = deque()
+        self.held: deque[Item | HeldBlock] = deque()
         """Held output: everything from the first unresolved block on, in order."""
         self.waiting: dict[int, HeldBlock] = {}
         """Unresolved tickets -> their held blocks."""
@@ -89,6 +109,8 @@ class Output:
         self.max_capture = max_capture
         self.saw_tool_syntax = False
         """A wrapper or invoke tag was seen outside Markdown code."""
+        self.next_call = 0
+        """The stream index of the next call whose CallStarted goes out."""
 
     # ---- giving out ----------------------------------------------------------------------
 
@@ -114,13 +136,17 @@ class Output:
         self._emit(piece if failure is None else make_text(piece, failure))
         self._resolve(self.md.feed(piece))
 
-    def block(self, event: ToolCallBlock, ticket: int) -> None:
+    def block(self, event: ToolCallBlock, ticket: int,
+              prelude: list[ProgressEvent] | None = None) -> None:
         """Give out a complete block whose opening tag the tracker answered with
-        `ticket` (-1: TEXT, certain), and tell the tracker the block is an atom."""
+        `ticket` (-1: TEXT, certain), after its incremental events not given out yet,
+        and tell the tracker the block is an atom."""
         if ticket < 0:
+            for item in prelude or ():
+                self._emit(item)
             self._emit(event)
         else:
-            self._hold(HeldBlock(event, ticket))
+            self._hold(HeldBlock(event, ticket, prelude))
         self.flush_md(event.end)
         self._resolve(self.md.opaque(event.raw))
 
@@ -145,20 +171,25 @@ class Output:
         self.flush_md(offset)
         return self.md.fork()
 
-    def _emit(self, item: str | Text | ToolCallBlock) -> None:
+    def progress(self, events: list[ProgressEvent]) -> None:
+        """Give out incremental events of a block outside code for certain."""
+        for item in events:
+            self._emit(item)
+
+    def _emit(self, item: Item) -> None:
         if self.waiting:
             self.held.append(item)
         else:
             self.ready.append(item)
 
-    def take(self) -> list[Event]:
+    def take(self) -> list[StreamEvent]:
         """The events made certain since the last call, adjacent text with the same
         failure (or none) merged."""
         ready = self.ready
         if not ready:
             return []
         self.ready = []
-        events: list[Event] = []
+        events: list[StreamEvent] = []
         pending: list[str] = []
         for item in ready:
             if isinstance(item, str):
@@ -168,7 +199,9 @@ class Output:
                 events.append(make_text("".join(pending)))
                 pending = []
             last = events[-1] if events else None
-            if (isinstance(item, Text) and isinstance(last, Text)
+            if isinstance(item, (Started, Delta, Aborted)):
+                events.append(self._public(item))
+            elif (isinstance(item, Text) and isinstance(last, Text)
                     and last.failure is not None and last.failure == item.failure):
                 events[-1] = make_text(last.text + item.text, item.failure)
             else:
@@ -176,6 +209,17 @@ class Output:
         if pending:
             events.append(make_text("".join(pending)))
         return events
+
+    def _public(self, item: ProgressEvent) -> CallStarted | ArgumentsDelta | CallsAborted:
+        if isinstance(item, Started):
+            call = item.call
+            call.index = self.next_call
+            self.next_call += 1
+            return CallStarted(call.index, call.id, call.name or "", item.block_start)
+        if isinstance(item, Delta):
+            return ArgumentsDelta(item.call.index, item.text)
+        return CallsAborted(tuple(call.index for call in item.calls if call.index >= 0),
+                            item.failure)
 
     # ---- the Markdown tracker ------------------------------------------------------------
 
@@ -220,7 +264,7 @@ class Output:
                 if item.in_code is None:
                     break
                 queue.popleft()
-                self.ready.append(item.settled())
+                self.ready.extend(item.settled())
             else:
                 queue.popleft()
                 self.ready.append(item)

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, Final, NoReturn
+from typing import Any, Final, NoReturn, cast
 
 from toolparse._calls import RepairOption, ToolDefinitions, build_calls, make_policy
 from toolparse._dialect import Dialect, resolve_dialect
@@ -62,6 +62,7 @@ from toolparse._stream.arriving import DEAD, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.modes import Mode, Move, next_mode
 from toolparse._stream.output import Output, make_text
+from toolparse._stream.progress import Call, CallProgress
 from toolparse._stream.scan import Opener, scan
 from toolparse._stream.skip import ENDED, OPEN, FailedSpan, log_failure
 from toolparse._stream.undecided import Undecided
@@ -117,6 +118,11 @@ class StreamParser:
         repair: A `RepairConfig` or a mapping of its fields (camelCase keys too).
         id_factory: A function returning each call's id, for deterministic ids (tests,
             replays). Default: `call_` and 24 random hex digits.
+        incremental: Also give out provisional news of calls still arriving (SPEC 7):
+            `CallStarted` when a call's name is known, `ArgumentsDelta` pieces of its
+            arguments JSON, `CallsAborted` when its block fails. The `Text` and
+            `ToolCallBlock` events stay exactly the same. With it, an id is drawn from
+            `id_factory` when a call starts.
 
     Raises:
         UnknownDialectError: `dialect` is not a bundled name or a `Dialect`.
@@ -131,18 +137,23 @@ class StreamParser:
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_absent", "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
-        "_run_parts",
+        "_run_parts", "_incremental",
     )
 
     def __init__(self, dialect: str | Dialect = "deepseek", *,
                  max_capture: int = DEFAULT_MAX_CAPTURE,
                  tools: ToolDefinitions | None = None, model: str | None = None,
                  repair: RepairOption | None = None,
-                 id_factory: Callable[[], str] | None = None) -> None:
+                 id_factory: Callable[[], str] | None = None,
+                 incremental: bool = False) -> None:
         _check_max_capture(max_capture)
         if id_factory is not None and not callable(id_factory):
             raise ConfigTypeError(
                 f"id_factory must be a function returning a str, not {type(id_factory).__name__}")
+        if not isinstance(incremental, bool):
+            raise ConfigTypeError(
+                f"incremental must be True or False, not {type(incremental).__name__}")
+        self._incremental = incremental
         self._dialect = resolve_dialect(dialect)
         self._grammar = self._dialect._grammars[0]
         self._policy = make_policy(tools, model, repair)
@@ -198,7 +209,9 @@ class StreamParser:
                 normal, not the end of the stream).
 
         Returns:
-            `Text` and `ToolCallBlock` events, adjacent text of the same kind merged.
+            `Text` and `ToolCallBlock` events, adjacent text of the same kind merged;
+            with `incremental=True`, incremental events among them, in stream order
+            (the list is then a `list[StreamEvent]`).
 
         Raises:
             ChunkTypeError: `chunk` is not a `str` (decode bytes first).
@@ -280,7 +293,7 @@ class StreamParser:
             self._end_span()
         self._mode = next_mode(self._mode, Move.CLOSE)
         self._output.finish(self._base)
-        return self._output.take()
+        return self._take()
 
     def __copy__(self) -> NoReturn:
         raise ParserCopyError("a StreamParser cannot be copied: it holds a live stream; "
@@ -312,7 +325,10 @@ class StreamParser:
                 if capture.extend(chunk, self._base):
                     # Inside a value: the chunk only continues the run it is in.
                     self._base += len(chunk)
-                    return []
+                    if capture.progress is None:
+                        return []
+                    self._progress(capture)
+                    return self._take()
             elif not self._opener_char and self._quiet() and self._opener_absent(chunk):
                 return self._plain_text(chunk)
         if chunk and self._tail:
@@ -330,15 +346,34 @@ class StreamParser:
         self._plain = (self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting and bool(self._opener_char))
         capture = self._capture
-        if capture is not None and not self._tail and capture.run_list is not None:
-            self._run_list = capture.run_list
-            self._run_stops = capture.run_stops
-            self._run_parts = capture.parts
-        return self._output.take()
+        if capture is not None:
+            if capture.progress is not None:
+                self._progress(capture)
+            elif not self._tail and capture.run_list is not None:
+                self._run_list = capture.run_list
+                self._run_stops = capture.run_stops
+                self._run_parts = capture.parts
+        return self._take()
+
+    def _progress(self, capture: Capture) -> None:
+        """After a chunk, with incremental events: what became certain of the open
+        block's calls goes out, unless its opening tag may be in code (then it waits
+        with the block)."""
+        progress = capture.progress
+        if progress is not None:
+            progress.look(capture.driver)
+            if capture.ticket < 0:
+                self._output.progress(progress.take())
 
     def _quiet(self) -> bool:
         """SCAN, nothing arriving, nothing held: plain text can go out at once."""
         return self._mode is Mode.SCAN and not self._tail and not self._output.waiting
+
+    def _take(self) -> list[Event]:
+        # The list holds StreamEvents only when the parser was made with incremental=True;
+        # feed() keeps the narrower type the ordinary parser gives, which is what most callers
+        # match on (the incremental docstring says what else may come).
+        return cast("list[Event]", self._output.take())
 
     def _plain_text(self, text: str) -> list[Event]:
         self._tail = ""
@@ -346,7 +381,7 @@ class StreamParser:
         self._output.text(text, self._base)
         self._base += len(text)
         self._plain = bool(self._opener_char)
-        return self._output.take()
+        return self._take()
 
     def _process(self, text: str, final: bool) -> None:
         """Run the modes over `text` (the tail and the new chunk) as far as it goes; a
@@ -397,7 +432,10 @@ class StreamParser:
             self._output.text(text[at:at + 1], start)
             return at + 1
         rule = self._grammar.opener_rule[opener.spec.name]
-        capture = Capture(self._grammar, rule, start, opener.ticket, limit)
+        progress = (CallProgress(self._grammar, checked=self._policy is not None,
+                                 new_id=self._new_id, block_start=start)
+                    if self._incremental else None)
+        capture = Capture(self._grammar, rule, start, opener.ticket, limit, progress)
         if not capture.open(opener.spec, text[at:token_end]):
             # A call tag without a name: no call starts; the tag is a failed block.
             self._fail(text[at:token_end], capture)
@@ -416,13 +454,20 @@ class StreamParser:
             return pos, True
         self._capture = None
         self._limit = _NO_LIMIT
+        progress = capture.progress
         if outcome == COMPLETE:
             self._mode = next_mode(self._mode, Move.COMPLETE)
             raw = capture.text
-            calls = build_calls(capture.calls, raw, capture.start, self._policy, self._new_id,
+            calls = build_calls(capture.calls, raw, capture.start, self._policy,
+                                self._new_id if progress is None else progress.ids(),
                                 capture.grammar.header.typing)
             event = ToolCallBlock(calls, raw, capture.start, capture.start + len(raw))
-            self._output.block(event, capture.ticket)
+            prelude = None
+            if progress is not None:
+                progress.complete([call.arguments_json if call.accepted else None
+                                   for call in calls])
+                prelude = progress.take()
+            self._output.block(event, capture.ticket, prelude)
         elif capture.invoked and capture.ticket >= 0:
             # Broken calls, unless the tag was in code: wait for the tracker to say.
             self._mode = next_mode(self._mode, Move.WAIT)
@@ -445,9 +490,15 @@ class StreamParser:
         self._output.failed(released, capture.start, failure, capture.ticket)
 
     def _break(self, capture: Capture) -> None:
-        """Start the failed span of a block that broke after a call started."""
+        """Start the failed span of a block that broke after a call started (its
+        incremental events so far go out first; a CallsAborted goes with the span)."""
+        progress = capture.progress
+        aborted: tuple[Call, ...] = ()
+        if progress is not None:
+            self._output.progress(progress.take())
+            aborted = progress.started()
         span = FailedSpan(capture.reason, capture.start, capture.at, capture.expected,
-                          capture.depth, capture.limit)
+                          capture.depth, capture.limit, aborted)
         released = capture.text
         span.add(self._output, released, 0, len(released), capture.start)
         self._span = span

@@ -28,6 +28,7 @@ from toolparse._dialect.lexer import MAX_ATOM
 from toolparse._events import BlockFailure
 from toolparse._stream.arriving import Arriving
 from toolparse._stream.output import Output
+from toolparse._stream.progress import Aborted, Call
 
 __all__ = ["FailedSpan", "log_failure"]
 
@@ -51,10 +52,10 @@ class FailedSpan:
     """A failed block's span while its end is not certain yet."""
 
     __slots__ = ("reason", "start", "at", "expected", "parts", "size", "depth", "limit",
-                 "failure")
+                 "failure", "aborted")
 
     def __init__(self, reason: str, start: int, at: int, expected: tuple[str, ...],
-                 depth: int, limit: int) -> None:
+                 depth: int, limit: int, aborted: tuple[Call, ...] = ()) -> None:
         self.reason = reason
         self.start = start
         """Stream offset of the block's first character."""
@@ -71,6 +72,9 @@ class FailedSpan:
         """Stream offset where the span's first part must go out (SPEC G7)."""
         self.failure: BlockFailure | None = None
         """Set once the first part went out at the limit: the rest streams with it."""
+        self.aborted = aborted
+        """The block's calls that had started (incremental events): a CallsAborted for
+        them goes out just before the span's first text, with the span's failure."""
 
     def skip(self, grammar: Grammar, output: Output, arriving: Arriving, text: str, pos: int,
              base: int, final: bool) -> tuple[int, str]:
@@ -145,11 +149,17 @@ class FailedSpan:
             cut = self.limit - self.start
             self.failure = BlockFailure(self.reason, self.start, self.limit, self.at,
                                         self.expected)
-            log_failure(self.failure)
+            self._fail(output, self.failure)
             self.parts = []
             output.text(head[:cut], self.start, self.failure)
             if cut < len(head):
                 output.text(head[cut:], self.limit, self.failure)
+
+    def _fail(self, output: Output, failure: BlockFailure) -> None:
+        log_failure(failure)
+        if self.aborted:
+            output.progress([Aborted(self.aborted, failure)])
+            self.aborted = ()
 
     def finish(self, output: Output) -> None:
         """The span's end is certain: give out what is left of it."""
@@ -157,6 +167,6 @@ class FailedSpan:
             return
         self.failure = BlockFailure(self.reason, self.start, self.start + self.size, self.at,
                                     self.expected)
-        log_failure(self.failure)
+        self._fail(output, self.failure)
         output.text("".join(self.parts), self.start, self.failure)
         self.parts = []
