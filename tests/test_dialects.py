@@ -13,7 +13,7 @@ import pytest
 import toolparse
 from conftest import calls_of, check_chunkings  # noqa: F401  (the fixture)
 from test_dialects_samples import DIALECTS, SAMPLES
-from toolparse._dialect.loader import dialects
+from toolparse._dialect.loader import dialects, key_value_tokens
 from toolparse._syntax.files import grammar_path
 
 
@@ -215,6 +215,17 @@ def test_glm_an_empty_key_fails_the_call() -> None:
     text = "<tool_call>a<arg_key> </arg_key><arg_value>1</arg_value></tool_call>"
     (failure,) = toolparse.parse(text, dialect=GLM).failures
     assert failure.reason == "invalid_name"
+
+
+def test_repair_reads_the_glm_tokens_from_the_grammar() -> None:
+    # SPEC 5.2: the tokens repair strips and decodes are the glm45 grammar's, not Python's.
+    from toolparse._calls.repair.base import glm_tokens
+
+    text = grammar_path("glm45.lark").read_text(encoding="utf-8")
+    tokens = glm_tokens()
+    assert tuple(tokens) == key_value_tokens("glm45")
+    for name, token in zip(("KEY_OPEN", "KEY_CLOSE", "VALUE_OPEN", "VALUE_CLOSE"), tokens):
+        assert f'{name}.3: "{token}"' in text
 
 
 def test_glm_pairs_in_json_arguments_are_repaired_on_a_glm_route() -> None:

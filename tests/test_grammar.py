@@ -94,11 +94,15 @@ def test_python_spells_no_tag() -> None:
     # name grammar rules (their contract with a grammar) but spell no tag, prefix or
     # marker.
     package = Path(toolparse.__file__).parent
-    spelled = re.compile(r"tool_calls|tool-calls|DSML|CDATA\[|function_calls|｜|[\"']</?[!A-Za-z]", re.I)
-    modules = [path for room in ("_stream", "_dialect", "_markdown", "_syntax")
+    # The bundled dialects' spellings (SPEC 5.2): GLM's boundary tokens, which repair
+    # reads from grammars/glm45.lark, among them.
+    spelled = re.compile(r"tool_calls|tool-calls|DSML|CDATA\[|function_calls|｜|[\"']</?[!A-Za-z]"
+                         r"|arg_key|arg_value|minimax:|seed:|<\|?tool_call|function=|parameter="
+                         r"|tool_call_begin|argument_begin|section_begin|section_end", re.I)
+    modules = [path for room in ("_stream", "_dialect", "_markdown", "_syntax", "_calls/repair")
                for path in sorted((package / room).glob("*.py"))]
     modules += [package / "_calls" / "values.py", package / "_calls" / "policy.py"]
-    assert len(modules) > 10
+    assert len(modules) > 20
     for module in modules:
         source = module.read_text(encoding="utf-8")
         code = "\n".join(line for line in source.splitlines()
@@ -249,6 +253,14 @@ def test_an_atom_with_a_lookahead_may_continue_itself(tmp_path: Path) -> None:
         events = stream(chunks, dialect=dialect)
         assert [c.name for e in events if isinstance(e, toolparse.ToolCallBlock)
                 for c in e.calls] == ["lookup"]
+
+
+def test_repair_needs_the_glm_tokens_around_key_and_value(tmp_path: Path) -> None:
+    from toolparse._dialect.loader import key_value_tokens
+
+    assert key_value_tokens("glm45")[0].startswith("<")
+    with pytest.raises(toolparse.GrammarError, match="rule 'param' must hold 'key'"):
+        key_value_tokens("deepseek")
 
 
 # ---- what the terminals do, read from the rules (roles.py) -----------------------------------

@@ -32,14 +32,14 @@ from toolparse._dialect.dialect import Dialect
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.header import Header, read_header
 from toolparse._dialect.lexer import StateLexer, TerminalSpec
-from toolparse._dialect.roles import BlockRoles, block_roles, own_name, reachable
+from toolparse._dialect.roles import BlockRoles, block_roles, own_name, reachable, tokens_around
 from toolparse._dialect.table import Table, read_table
 from toolparse._errors import GrammarError, UnknownDialectError
 from toolparse._syntax.dfa import DFA
 from toolparse._syntax.files import grammars_dir
 
-__all__ = ["AUTO", "DEFAULT", "bundled_dialects", "dialects", "load_bundled", "load_file",
-           "resolve_dialect"]
+__all__ = ["AUTO", "DEFAULT", "bundled_dialects", "dialects", "key_value_tokens",
+           "load_bundled", "load_file", "resolve_dialect"]
 
 AUTO = "auto"
 """The name of the dialect that reads every bundled dialect at once (SPEC 5.2)."""
@@ -86,6 +86,30 @@ def dialects() -> tuple[str, ...]:
     `"auto"`, which reads them all at once, is not one of them."""
     names = sorted(bundled_dialects())
     return tuple(sorted(names, key=lambda name: name != DEFAULT))
+
+
+def key_value_tokens(name: str) -> tuple[str, str, str, str]:
+    """The four literal tokens of a bundled dialect that writes arguments as key/value
+    pairs: the terminals around `key` and around `value` in its `param` rule (for
+    `glm45`: its key open, key close, value open and value close). Repair reads GLM's
+    boundary tokens here (SPEC 5.2), so Python spells none of them.
+
+    Raises GrammarError when the grammar has no such rule or a token is not a string.
+    """
+    grammar = _bundled(name)._grammars[0]
+    literals = {t.name: t.pattern.value for t in grammar.lark.terminals
+                if isinstance(t.pattern, lark.lexer.PatternStr)}
+    tokens: list[str] = []
+    for child in ("key", "value"):
+        around = tokens_around(grammar.lark.rules, "param", child)
+        if around is None or not all(term in literals for term in around):
+            raise GrammarError(
+                f"rule 'param' must hold {child!r} between two string terminals (the "
+                "boundary tokens repair reads)", path=str(grammar.path),
+                line=_definition_line(grammar.path.read_text(encoding="utf-8"), "param"),
+                rule="param")
+        tokens += [literals[term] for term in around]
+    return tokens[0], tokens[1], tokens[2], tokens[3]
 
 
 def resolve_dialect(dialect: str | Dialect) -> Dialect:

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BlockRoles", "block_roles", "own_name", "reachable"]
+__all__ = ["BlockRoles", "block_roles", "own_name", "reachable", "tokens_around"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +154,26 @@ def reachable(rules: list[Any], start: str) -> set[str]:
                 else:
                     todo.append(symbol.name)
     return {own_name(name) for name in seen} | seen
+
+
+def tokens_around(rules: list[Any], rule: str, child: str) -> tuple[str, str] | None:
+    """The terminals right before and right after rule `child` in rule `rule` (GLM's
+    `<arg_key>` and `</arg_key>` around `key` in `param`), when every expansion that
+    holds `child` agrees; else None."""
+    found: set[tuple[str, str]] = set()
+    for origin, expansions in _by_origin(rules).items():
+        if own_name(origin) != rule:
+            continue
+        for expansion in expansions:
+            for i, symbol in enumerate(expansion):
+                if symbol.is_term or own_name(symbol.name) != child:
+                    continue
+                before = expansion[i - 1] if i > 0 else None
+                after = expansion[i + 1] if i + 1 < len(expansion) else None
+                if before is None or after is None or not (before.is_term and after.is_term):
+                    return None
+                found.add((before.name, after.name))
+    return found.pop() if len(found) == 1 else None
 
 
 def block_roles(rules: list[Any], built: Iterable[str]) -> BlockRoles:
