@@ -190,11 +190,14 @@ def test_glm_each_call_is_a_block_of_its_own(check_chunkings) -> None:
 
 
 def test_glm_a_prose_mention_starts_no_call(check_chunkings) -> None:
-    # The name must be one word followed by a tag: prose after <tool_call> is no name.
-    text = "The <tool_call> tag opens a call.\n"
-    assert check_chunkings(text, dialect=GLM) == [
-        ("text", "The "), ("failed", "<tool_call> ", "unexpected_token"),
-        ("text", "tag opens a call.\n")]
+    # The name is one word that only the first argument or the close may follow: prose
+    # after <tool_call> is no name, even when one word and then the real call follow.
+    real = "<tool_call>ls\n<arg_key>path</arg_key>\n<arg_value>.</arg_value>\n</tool_call>"
+    for mention, rest in (("The ", "tag opens a call.\n\n"), ("Use ", "tags.\n\n"),
+                          ("我会用 ", "包裹调用。\n")):
+        assert check_chunkings(f"{mention}<tool_call> {rest}{real}", dialect=GLM) == [
+            ("text", mention), ("failed", "<tool_call> ", "unexpected_token"),
+            ("text", rest), ("block", real, [("ls", {"path": "."})])]
 
 
 def test_glm_a_broken_call_is_its_own_failed_span(check_chunkings) -> None:
