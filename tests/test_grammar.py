@@ -288,3 +288,41 @@ def test_a_call_whose_tag_opens_the_block_starts_at_the_token_after_it(tmp_path:
     events = toolparse.parse("Wrap calls in <call> tags. <call>ping</call>", dialect=dialect).events
     assert [type(e).__name__ for e in events] == ["Text", "Text", "Text", "ToolCallBlock"]
     assert events[1].text == "<call> " and events[1].failure.reason == "unexpected_token"
+
+
+# ---- docs/grammars.md's worked example of a new dialect, as the page shows it ----------------
+
+def worked_example() -> tuple[str, list[str]]:
+    """The grammar the page builds (its `lark` blocks, in order) and the error lines it
+    shows."""
+    from markdown_it import MarkdownIt
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "grammars.md").read_text(encoding="utf-8")
+    section = page.split("## Worked example: a new dialect from scratch", 1)[1].split("\n## ", 1)[0]
+    fences = [t for t in MarkdownIt("commonmark").parse(section) if t.type == "fence"]
+    grammar = "\n".join(t.content for t in fences if t.info.strip() == "lark")
+    errors = [t.content.strip() for t in fences if t.info.strip() == "" and ", line " in t.content]
+    return grammar, errors
+
+
+def test_the_worked_example_of_a_new_dialect_works_as_the_page_says(tmp_path: Path) -> None:
+    grammar, errors = worked_example()
+    path = tmp_path / "brackets.lark"
+    path.write_text(grammar, encoding="utf-8")
+    acme = toolparse.Dialect.from_file(path)
+    assert acme.description.startswith("Acme-7's calls") and acme.typing == "schema"
+    answer = ("Reading it.\n\n<<calls>>\n<<call read_file>>\n<<arg path>>README.md<</arg>>\n"
+              "<</call>>\n<</calls>>\n")
+    assert [(c.name, c.arguments) for c in toolparse.parse(answer, dialect=acme).calls] == [
+        ("read_file", {"path": "README.md"})]
+    assert toolparse.parse("```\n" + answer + "```\n", dialect=acme).calls == ()
+    events = stream(list(answer), dialect=acme)
+    assert [type(e).__name__ for e in events if not isinstance(e, toolparse.Text)] == ["ToolCallBlock"]
+    # The two mistakes the page shows, with the messages it shows.
+    no_ws, swallow = errors
+    for edited, shown in ((grammar.replace("WS: /\\s+/\n%ignore WS", ""), no_ws),
+                          (grammar.replace("TEXT.1: /[^<]+/", "TEXT.1: /[^>]+/"), swallow)):
+        path.write_text(edited, encoding="utf-8")
+        with pytest.raises(toolparse.GrammarError) as info:
+            toolparse.Dialect.from_file(path)
+        assert str(info.value).endswith(shown), (str(info.value), shown)
