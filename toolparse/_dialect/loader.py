@@ -13,7 +13,12 @@ that would otherwise load silently and then give nothing but text are errors her
 - a run terminal that can swallow the first character of a tag in the same state
   (`/[^>]+/` before `</parameter>`);
 - whitespace between a block's opening tag and its first call that no terminal takes
-  (a missing `%ignore WS`).
+  (a missing `%ignore WS`);
+- an atom that a longer match of itself can continue (`/[a-z][a-z_]*/`): it would end
+  wherever a chunk ends (SPEC G2), unless a lookahead says where it stops.
+
+`dialects()` lists the bundled dialects; `key_value_tokens()` reads the tokens around a
+dialect's `key` and `value` rules (GLM's, for repair).
 """
 
 from __future__ import annotations
