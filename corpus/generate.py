@@ -21,6 +21,11 @@ stands in its first line, with the tag names swapped for same-shaped stand-ins, 
 that backticks inside a block's later lines change nothing. A case whose segments
 disagree with markdown-it-py is not written: the generator stops and names it.
 
+The other bundled dialects (SPEC 5.2) have a group each, named after the dialect, and
+realistic answers in `realistic/` named after it too: their blocks are written by one
+small writer per dialect, next to the calls they mean, and their `.meta.json` names
+the dialect the case runs with.
+
 Cases this script wrote carry no marker; it rewrites exactly the cases it defines and
 leaves every other file alone. Renaming a case here leaves the old files behind:
 delete them.
@@ -246,6 +251,7 @@ class Case:
     tools: list[Any] | None = None
     status: dict[int, str] = field(default_factory=dict)
     """Expected status per call index (document order), for cases with tools."""
+    dialect: str = "deepseek"
 
     @property
     def text(self) -> str:
@@ -282,11 +288,12 @@ CASES: list[Case] = []
 
 
 def case(group: str, name: str, description: str, *segments: Segment | str,
-         tools: list[Any] | None = None, status: dict[int, str] | None = None) -> None:
+         tools: list[Any] | None = None, status: dict[int, str] | None = None,
+         dialect: str = "deepseek") -> None:
     """Define a case; a bare string segment is Prose."""
     CASES.append(Case(group, name, description,
                       [Prose(s) if isinstance(s, str) else s for s in segments],
-                      tools=tools, status=status or {}))
+                      tools=tools, status=status or {}, dialect=dialect))
 
 
 def crlf(*segments: Segment | str) -> list[Segment]:
@@ -314,6 +321,12 @@ def crlf(*segments: Segment | str) -> list[Segment]:
 _TAG_NAME = re.compile(
     r"</?((?:[|｜]{0,2}[Dd][Ss][Mm][Ll][|｜]{0,2}|[|｜]{1,2})[ _]?)?"
     r"(tool_calls|tool-calls|toolcalls|function_calls|calls|invoke|parameter)(?=[\s/>])")
+# The other bundled dialects' tag names (docs/dialects.md), after the DeepSeek ones are
+# swapped: `<tool_call>`, `<function=`, `<|tool_call_begin|>`, `<arg_key>`, ...
+_OTHER_TAG_NAME = re.compile(
+    r"</?\|?(tool_calls_section_begin|tool_calls_section_end|tool_call_argument_begin|"
+    r"tool_call_begin|tool_call_end|minimax:tool_call|seed:tool_call|tool_call|function|"
+    r"parameter|arg_key|arg_value)(?=[\s/>=|])")
 _CODE_TOKENS = {"fence", "code_block", "code_inline"}
 
 
@@ -336,11 +349,13 @@ class _StandIns:
 
 
 def _mark(text: str, stand_in: _StandIns, found: list[str]) -> str:
-    def swap(m: re.Match[str]) -> str:
-        marker = stand_in(m.group(2))
-        found.append(marker)
-        return m.group(0)[:m.start(2) - m.start(0)] + marker
-    return _TAG_NAME.sub(swap, text)
+    def swapper(group: int) -> Any:
+        def swap(m: re.Match[str]) -> str:
+            marker = stand_in(m.group(group))
+            found.append(marker)
+            return m.group(0)[:m.start(group) - m.start(0)] + marker
+        return swap
+    return _OTHER_TAG_NAME.sub(swapper(1), _TAG_NAME.sub(swapper(2), text))
 
 
 def commonmark_disagreements(c: Case) -> list[str]:
@@ -409,7 +424,7 @@ def write(cases: Sequence[Case], out: Path) -> None:
         Path(f"{stem}.txt").write_bytes(c.text.encode("utf-8"))
         expected = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in c.expected())
         Path(f"{stem}.expected.jsonl").write_bytes(expected.encode("utf-8"))
-        meta = {"dialect": "deepseek", "description": c.description}
+        meta = {"dialect": c.dialect, "description": c.description}
         Path(f"{stem}.meta.json").write_bytes(
             (json.dumps(meta, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
         if c.tools is not None:
@@ -440,7 +455,8 @@ def define_cases() -> None:
     """Every generated case, group by group (the definitions follow)."""
     for define in (prose, canonical, dsml_cases, multiple, missing_wrapper, fences,
                    inline_code, stray_backticks, malformed, failures, values, unicode,
-                   adversarial, schemas, realistic):
+                   adversarial, schemas, realistic, realistic_dialects, qwen3_coder,
+                   minimax_m2, anthropic, glm45, hermes, kimi_k2):
         define()
 
 
@@ -1457,6 +1473,370 @@ def compose(s: Scenario, template: str, where: str, spelling_name: str, compact:
                    f"{template}, example: {where}, {spelling_name} tags"
                    + (", compact block" if compact else "") + (", CRLF" if use_crlf else ""))
     return f"{s.slug}-{'-'.join(parts)}", description, segments
+
+
+# ==== the other bundled dialects (SPEC 5.2, docs/dialects.md) ===================================
+#
+# One group per dialect, named after it. A block is written here as the dialect writes
+# it, next to the calls it means: `Arg` values are (as written, as meant) when the two
+# differ. Without tools every dialect but deepseek reads values as strings (typing=schema)
+# or as the JSON says (typing=json).
+
+Arg = Any
+"""A value: the string it is written as and means, or (written, meant)."""
+
+
+def _written(value: Arg) -> str:
+    return value[0] if isinstance(value, tuple) else value
+
+
+def _meant(value: Arg) -> Any:
+    return value[1] if isinstance(value, tuple) else value
+
+
+def _call(name: str, args: dict[str, Arg]) -> Call:
+    return Call(name, tuple(Param(k, _written(v), _meant(v)) for k, v in args.items()))
+
+
+def qwen_block(*calls: tuple[str, dict[str, Arg]], wrapper: str | None = "tool_call") -> Block:
+    """Qwen3-Coder's template layout: every tag and value on its own line."""
+    body = "\n".join(f"<function={name}>\n" + "".join(
+        f"<parameter={k}>\n{_written(v)}\n</parameter>\n" for k, v in args.items()) + "</function>"
+        for name, args in calls)
+    raw = body if wrapper is None else f"<{wrapper}>\n{body}\n</{wrapper}>"
+    return Block(raw, tuple(_call(n, a) for n, a in calls))
+
+
+def xml_block(wrapper: str, *calls: tuple[str, dict[str, Arg]]) -> Block:
+    """MiniMax-M2's and the Anthropic-style layout: a tag per line, values inline."""
+    body = "\n".join(f'<invoke name="{name}">\n' + "".join(
+        f'<parameter name="{k}">{_written(v)}</parameter>\n' for k, v in args.items()) + "</invoke>"
+        for name, args in calls)
+    return Block(f"<{wrapper}>\n{body}\n</{wrapper}>", tuple(_call(n, a) for n, a in calls))
+
+
+def glm_block(name: str, args: dict[str, Arg], *, one_line: bool = False) -> Block:
+    """GLM-4.5's layout (a line per tag), or GLM-4.7's (`one_line`: no newlines)."""
+    nl = "" if one_line else "\n"
+    pairs = "".join(f"<arg_key>{k}</arg_key>{nl}<arg_value>{_written(v)}</arg_value>{nl}"
+                    for k, v in args.items())
+    return Block(f"<tool_call>{name}{nl}{pairs}</tool_call>", (_call(name, args),))
+
+
+def hermes_block(body: str, name: str, arguments: dict[str, Any]) -> Block:
+    return Block(f"<tool_call>\n{body}\n</tool_call>",
+                 (Call(name, json_body=json.dumps(arguments), json_value=arguments),))
+
+
+def hermes_call(name: str, arguments: dict[str, Any]) -> Block:
+    return hermes_block(json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False),
+                        name, arguments)
+
+
+KIMI_BEGIN, KIMI_END = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
+
+
+def kimi_calls(*calls: tuple[str, str, dict[str, Any]], section: bool = True) -> Block:
+    """Kimi-K2's sections: each call (name, arguments as written, as meant)."""
+    body = "\n".join(f"<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>"
+                     f"{written}<|tool_call_end|>" for i, (name, written, _) in enumerate(calls))
+    raw = f"{KIMI_BEGIN}\n{body}\n{KIMI_END}" if section else f"{body}\n{KIMI_END}"
+    return Block(raw, tuple(Call(n, json_body=w, json_value=m) for n, w, m in calls))
+
+
+def _tool(name: str, properties: dict[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "parameters": {
+        "type": "object", "properties": properties, "required": list(required)}}}
+
+
+READ_TOOL = _tool("read_file", {"path": {"type": "string"}, "limit": {"type": "integer"},
+                                "follow": {"type": "boolean"}}, ["path"])
+MARKDOWN_VALUE = ("## Usage\n\n```python\nif a < b:\n    print(\"<done>\")\n```\n\n"
+                  "- **bold** and `code` <br/>")
+PROSE_INTRO = "Let me read the file first.\n\n"
+
+
+def _common(g: str, dialect: str, *, truncated: Failed, broken: list[Segment | str],
+            markdown: Block, typed: Block) -> None:
+    """The group cases every dialect has (its answers in prose, with examples in code and
+    several calls, are in `realistic`): a truncated call, a broken one, a value holding
+    Markdown and `<`, typing with tools."""
+    def c(name: str, description: str, *segments: Segment | str, **kw: Any) -> None:
+        case(g, name, description, *segments, dialect=dialect, **kw)
+
+    c("truncated", "A call cut off by the end of the stream fails with reason truncated "
+      "(SPEC 3.2)", PROSE_INTRO, truncated)
+    c("broken-call", "A call that does not parse is one failed span, released as its exact "
+      "text; none of it runs (SPEC 3.2, G4)", *broken)
+    c("value-with-markdown-and-lt", "A value holding Markdown, a fence and `<` comes through "
+      "whole: inside a block nothing is Markdown (SPEC G3a)", "Writing the README:\n\n",
+      markdown, "\n")
+    c("typed-by-schema", "With tools, values are typed by the tool's schema and checked",
+      typed, "\n", tools=[READ_TOOL], status={0: "valid"})
+
+
+def qwen3_coder() -> None:
+    g = d = "qwen3_coder"
+    real = qwen_block(("read_file", {"path": "README.md"}))
+    run = ("run_command", {"command": "pytest -q"})
+    cut = real.raw[:real.raw.index("README") + 3]
+    broken = ("<tool_call>\n<function=run_command>\n<parameter=command>\nmake\n</parameter>\n"
+              "oops\n</function>\n<function=run_command>\n<parameter=command>\nrm -rf build\n"
+              "</parameter>\n</function>\n</tool_call>")
+    _common(g, d, truncated=Failed(cut, "truncated"),
+            broken=["Running it.\n", Failed(broken, at="oops"), "\nDone.\n"],
+            markdown=qwen_block(("write_file", {"path": "README.md", "content": MARKDOWN_VALUE})),
+            typed=qwen_block(("read_file", {"path": "a.py", "limit": ("20", 20),
+                                            "follow": ("true", True)})))
+    case(g, "missing-parameter-close", "A value whose </parameter> is missing ends at the next "
+         "<parameter= or at </function> (leniency, SPEC 5.2)",
+         Block("<tool_call>\n<function=edit>\n<parameter=path>\na.py\n<parameter=line>\n3\n"
+               "</function>\n</tool_call>", (_call("edit", {"path": "a.py", "line": "3"}),)),
+         "\n", dialect=d)
+    case(g, "bare-function", "A <function=...> with no wrapper is a block of its own "
+         "(leniency, SPEC 5.2)", "Sure:\n", qwen_block(run, wrapper=None), "\n",
+         qwen_block(("read_file", {"path": "log.txt"}), wrapper=None), "\n", dialect=d)
+    case(g, "seed-oss", "Seed-OSS writes the same calls in <seed:tool_call> (SPEC 5.2)",
+         qwen_block(run, wrapper="seed:tool_call"), "\n", dialect=d)
+    case(g, "template-newlines", "One leading and one trailing newline are the template's; "
+         "more are the value's", Block("<tool_call>\n<function=write_file>\n<parameter=content>"
+                                        "\n\n  indented\n\n</parameter>\n</function>\n</tool_call>",
+                                        (_call("write_file", {"content": "\n  indented\n"}),)),
+         "\n", dialect=d)
+
+
+def _xml_dialect(g: str, wrapper: str) -> None:
+    d = g
+    real = xml_block(wrapper, ("read_file", {"path": "README.md"}))
+    run = ("run_command", {"command": "pytest -q"})
+    cut = real.raw[:real.raw.index("README") + 3]
+    broken = (f'<{wrapper}>\n<invoke name="run_command">\n<parameter name="command">make'
+              '</parameter>\noops\n</invoke>\n<invoke name="run_command">\n'
+              f'<parameter name="command">rm -rf build</parameter>\n</invoke>\n</{wrapper}>')
+    _common(g, d, truncated=Failed(cut, "truncated"),
+            broken=["Running it.\n", Failed(broken, at="oops"), "\nDone.\n"],
+            markdown=xml_block(wrapper, ("write_file", {"path": "README.md",
+                                                        "content": MARKDOWN_VALUE})),
+            typed=xml_block(wrapper, ("read_file", {"path": "a.py", "limit": ("20", 20),
+                                                    "follow": ("true", True)})))
+    case(g, "values-as-written", "Values are as written: entities stay, a one-line value is "
+         "trimmed, a multi-line one keeps its indentation",
+         xml_block(wrapper, ("write_file", {"path": (" a.html ", "a.html"),
+                                            "content": "  <p>&amp; a < b</p>\n  done"})),
+         "\n", dialect=d)
+    case(g, "no-missing-wrapper", "An invoke without the wrapper is text: this dialect has no "
+         "missing-wrapper form", '<invoke name="run_command"><parameter name="command">ls'
+         f"</parameter></invoke>\n</{wrapper}>\n", dialect=d)
+
+
+def minimax_m2() -> None:
+    _xml_dialect("minimax_m2", "minimax:tool_call")
+
+
+def anthropic() -> None:
+    _xml_dialect("anthropic", "function_calls")
+
+
+def glm45() -> None:
+    g = d = "glm45"
+    real = glm_block("read_file", {"path": "README.md"})
+    cut = real.raw[:real.raw.index("README") + 3]
+    broken = ("<tool_call>run_command\n<arg_key>command</arg_key>\n<arg_value>make</arg_value>\n"
+              "oops\n</tool_call>")
+    _common(g, d, truncated=Failed(cut, "truncated"),
+            broken=["Running it.\n", Failed(broken, at="oops"), "\n",
+                    glm_block("run_command", {"command": "ls"}), "\n"],
+            markdown=glm_block("write_file", {"path": "README.md", "content": MARKDOWN_VALUE}),
+            typed=glm_block("read_file", {"path": "a.py", "limit": ("20", 20),
+                                          "follow": ("true", True)}))
+    case(g, "glm47-one-line", "GLM-4.7 writes the same call without newlines (SPEC 5.2)",
+         glm_block("read_file", {"path": "README.md", "limit": "20"}, one_line=True), "\n",
+         dialect=d)
+    case(g, "no-arguments", "A call with no arguments, in both layouts",
+         glm_block("list_files", {}), "\n", glm_block("list_files", {}, one_line=True), "\n",
+         dialect=d)
+
+
+def hermes() -> None:
+    g = d = "hermes"
+    real = hermes_call("read_file", {"path": "README.md"})
+    cut = real.raw[:real.raw.index("README") + 3]
+    broken = '<tool_call>\n{"name": "run_command", "arguments": {"command": "make"}} oops\n</tool_call>'
+    _common(g, d, truncated=Failed(cut, "truncated"),
+            broken=["Running it.\n", Failed(broken, "invalid_call", at="</tool_call>"), "\n",
+                    hermes_call("run_command", {"command": "ls"}), "\n"],
+            markdown=hermes_call("write_file", {"path": "README.md", "content": MARKDOWN_VALUE}),
+            typed=hermes_call("read_file", {"path": "a.py", "limit": 20, "follow": True}))
+    case(g, "reversed-keys", "The arguments before the name (leniency, SPEC 5.2)",
+         hermes_block('{"arguments": {"path": "a.py"}, "name": "read_file"}', "read_file",
+                      {"path": "a.py"}), "\n", dialect=d)
+    case(g, "parameters-member", "\"parameters\" instead of \"arguments\" (SPEC 5.2)",
+         hermes_block('{"name": "read_file", "parameters": {"path": "a.py"}}', "read_file",
+                      {"path": "a.py"}), "\n", dialect=d)
+    case(g, "arguments-as-a-string", "The arguments as a JSON text in a string, as OpenAI "
+         "writes them", hermes_block('{"name": "read_file", "arguments": "{\\"path\\": \\"a.py\\"}"}',
+                                     "read_file", {"path": "a.py"}), "\n", dialect=d)
+
+
+def kimi_k2() -> None:
+    g = d = "kimi_k2"
+    real = kimi_calls(("read_file", '{"path": "README.md"}', {"path": "README.md"}))
+    cut = real.raw[:real.raw.index("README") + 3]
+    broken = (f"{KIMI_BEGIN}\n<|tool_call_begin|>functions.run_command:0"
+              '<|tool_call_argument_begin|>{"command": "make"}<|tool_call_end|>\noops\n'
+              "<|tool_call_begin|>functions.run_command:1<|tool_call_argument_begin|>"
+              f'{{"command": "rm -rf build"}}<|tool_call_end|>\n{KIMI_END}')
+    _common(g, d, truncated=Failed(cut, "truncated"),
+            broken=["Running it.\n", Failed(broken, at="oops"), "\nDone.\n"],
+            markdown=kimi_calls(("write_file", json.dumps({"content": MARKDOWN_VALUE}),
+                                 {"content": MARKDOWN_VALUE})),
+            typed=kimi_calls(("read_file", '{"path": "a.py", "limit": 20, "follow": true}',
+                              {"path": "a.py", "limit": 20, "follow": True})))
+    case(g, "missing-section-begin", "Calls followed by a section end, without the section "
+         "begin: a block from the first call (leniency, SPEC 5.2)", "Calling:\n",
+         kimi_calls(("read_file", '{"path": "a.py"}', {"path": "a.py"}), section=False), "\n",
+         dialect=d)
+    case(g, "no-section-end", "Calls with no section end after them are text (a failure: "
+         "the calls broke at the prose)", "Calling:\n",
+         Failed('<|tool_call_begin|>functions.read_file:0<|tool_call_argument_begin|>'
+                '{"path": "a.py"}<|tool_call_end|>\nand that is all.\n', at="and"),
+         dialect=d)
+    case(g, "arguments-not-json", "Arguments that are not JSON reject their call, never the "
+         "block (SPEC 3.1): the block is not accepted",
+         kimi_calls(("run_command", '{"command": "make",}', {})), "\n", dialect=d,
+         status={0: "rejected"})
+
+
+
+# ---- realistic answers in the other dialects -----------------------------------------------
+#
+# The scenarios of `realistic`, written in each dialect: its own markup for the example
+# and the real calls, and the same prose. Values are meant as each dialect reads them
+# without tools: strings for typing=schema (a number is its text), the JSON's values for
+# typing=json.
+
+DIALECT_MENTIONS = {
+    # dialect: (the opening tag a model names in prose, the call's tag in inline code)
+    "qwen3_coder": ("<tool_call>", "<function={name}>"),
+    "minimax_m2": ("<minimax:tool_call>", '<invoke name="{name}">'),
+    "anthropic": ("<function_calls>", '<invoke name="{name}">'),
+    "glm45": ("<tool_call>", "<tool_call>{name}"),
+    "hermes": ("<tool_call>", "</tool_call>"),
+    "kimi_k2": ("<|tool_calls_section_begin|>", "<|tool_call_begin|>functions.{name}:0"),
+}
+
+DIALECT_RECIPES: list[tuple[str, str, bool]] = [
+    # (template, where the example is, CRLF)
+    ("explain", "fence", False), ("steps", "list-fence", False), ("explain", "inline", False),
+    ("call-first", "tilde-fence", False), ("two-blocks", "indented", True),
+    ("mention", "none", False),
+]
+
+
+def _scenario_args(call: Call) -> dict[str, Any]:
+    if call.json_value is not None:
+        return dict(call.json_value)
+    return {p.name: p.value for p in call.params}
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def dialect_blocks(dialect: str, calls: Sequence[Call], nl: str = "\n") -> list[Segment | str]:
+    """`calls` written in `dialect`: one block, or one block per call (GLM, Hermes)."""
+    named = [(c.name, _scenario_args(c)) for c in calls]
+    if dialect == "hermes":
+        blocks = [hermes_call(n, a) for n, a in named]
+    elif dialect == "kimi_k2":
+        blocks = [kimi_calls(*((n, json.dumps(a, ensure_ascii=False), a) for n, a in named))]
+    else:
+        # typing=schema: each value is its text; with value_edges=trim a multi-line value
+        # sits on lines of its own (the layout's newlines go, the value's stay).
+        def arg(value: Any) -> tuple[str, str]:
+            # Written with LF (the whole block turns CRLF below); meant as it then reads.
+            text_ = _as_text(value)
+            edges = "\n" in text_ and dialect != "qwen3_coder"
+            return ("\n" + text_ + "\n" if edges else text_), text_.replace("\n", nl)
+        args = [(n, {k: arg(v) for k, v in a.items()}) for n, a in named]
+        if dialect == "qwen3_coder":
+            blocks = [qwen_block(*args)]
+        elif dialect == "glm45":
+            blocks = [glm_block(n, a) for n, a in args]
+        else:
+            blocks = [xml_block(XML_WRAPPERS[dialect], *args)]
+    if nl != "\n":
+        blocks = [replace(b, raw=b.raw.replace("\n", nl)) for b in blocks]
+    out: list[Segment | str] = []
+    for b in blocks:
+        out += [nl, b] if out else [b]
+    return out
+
+
+XML_WRAPPERS = {"minimax_m2": "minimax:tool_call", "anthropic": "function_calls"}
+
+
+def _shown(dialect: str, s: Scenario, where: str, lead: str) -> list[Segment | str]:
+    """The example call of scenario `s`, in code, introduced by `lead`."""
+    words = PHRASES[s.language]
+    ex = "\n".join(b.raw if isinstance(b, Block) else b
+                   for b in dialect_blocks(dialect, (s.example,)) if isinstance(b, Block))
+    if where == "inline":
+        wrapper, call_tag = DIALECT_MENTIONS[dialect]
+        head, tail = words["inline"].split("{wrapper}")
+        middle, end = tail.split("{invoke}")
+        return [head, Code(f"`{wrapper}`"), middle, Code(f"`{call_tag.format(name=s.example.name)}`"),
+                end + "\n\n"]
+    if where == "none":
+        return []
+    if where == "quote-fence":
+        return [f"> {words['quote']}\n>\n", Code(f"> ```\n{indent(ex, '> ')}\n> ```"), "\n\n"]
+    fenced = {"fence": f"```\n{ex}\n```", "list-fence": f"```\n{ex}\n```",
+              "tilde-fence": f"~~~\n{ex}\n~~~", "indented": indent(ex, "    ")}[where]
+    return [lead + "\n\n", Code(fenced), "\n\n"]
+
+
+def compose_dialect(dialect: str, s: Scenario, template: str, where: str,
+                    use_crlf: bool) -> tuple[str, str, list[Segment | str]]:
+    """One answer of scenario `s` in `dialect`, as `compose` writes a deepseek one."""
+    words = PHRASES[s.language]
+    nl = "\r\n" if use_crlf else "\n"
+    real = dialect_blocks(dialect, s.real, nl)
+    outro: list[Segment | str] = ["\n\n" + s.outro + "\n"] if s.outro else ["\n"]
+    shown = _shown(dialect, s, where, words["format"])
+    if template == "explain":
+        transition = words["call"] if where in ("inline", "none") else words["now"]
+        segments: list[Segment | str] = [s.intro + "\n\n", *shown, transition + "\n\n", *real, *outro]
+    elif template == "steps":
+        steps = [f"{n}. {step}" for n, step in enumerate(s.steps, 1)]
+        ex = "\n".join(b.raw for b in dialect_blocks(dialect, (s.example,)) if isinstance(b, Block))
+        segments = [f"{s.intro}\n\n{words['plan']}\n\n{steps[0]} {words['format']}\n\n",
+                    Code(indent(f"```\n{ex}\n```", "   ")), "\n\n" + "\n".join(steps[1:]) + "\n\n",
+                    words["start"] + "\n\n", *real, *outro]
+    elif template == "call-first":
+        segments = [s.intro + "\n\n", *real, "\n\n", *_shown(dialect, s, where, words["after"]),
+                    (s.outro or words["then"].rstrip(":：")) + "\n"]
+    elif template == "mention":
+        before, after = words["mention"].split("{wrapper}")
+        segments = [s.intro + " " + before, Failed(DIALECT_MENTIONS[dialect][0] + " "),
+                    after.lstrip(" ") + "\n\n", *real, *outro]
+    else:  # two-blocks
+        segments = [s.intro + "\n\n", *shown, words["first"] + "\n\n", *real,
+                    "\n\n" + words["then"] + "\n\n", *dialect_blocks(dialect, (s.follow_up,), nl), "\n"]
+    if use_crlf:
+        segments = list(crlf(*segments))
+    description = (f"A realistic {'Chinese ' if s.language == 'zh' else ''}answer in {dialect} "
+                   f"markup ({s.slug}): {template}, example: {where}" + (", CRLF" if use_crlf else ""))
+    name = "-".join([dialect, s.slug, template, where] + (["crlf"] if use_crlf else []))
+    return name, description, segments
+
+
+def realistic_dialects() -> None:
+    for k, dialect in enumerate(DIALECT_MENTIONS):
+        for j, recipe in enumerate(DIALECT_RECIPES):
+            scenario = SCENARIOS[(k * 5 + j * 3) % len(SCENARIOS)]
+            name, description, segments = compose_dialect(dialect, scenario, *recipe)
+            case("realistic", name, description, *segments, dialect=dialect)
 
 
 if __name__ == "__main__":

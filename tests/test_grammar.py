@@ -11,6 +11,7 @@ import pytest
 import toolparse
 from toolparse._dialect import bundled_dialects
 from toolparse._syntax.files import grammar_path
+from conftest import stream
 
 ALIASES = '("tool-calls" | "toolcalls" | "function_calls" | "calls")'
 
@@ -93,11 +94,15 @@ def test_python_spells_no_tag() -> None:
     # name grammar rules (their contract with a grammar) but spell no tag, prefix or
     # marker.
     package = Path(toolparse.__file__).parent
-    spelled = re.compile(r"tool_calls|tool-calls|DSML|CDATA\[|function_calls|｜|[\"']</?[!A-Za-z]", re.I)
-    modules = [path for room in ("_stream", "_dialect", "_markdown", "_syntax")
+    # The bundled dialects' spellings (SPEC 5.2): GLM's boundary tokens, which repair
+    # reads from grammars/glm45.lark, among them.
+    spelled = re.compile(r"tool_calls|tool-calls|DSML|CDATA\[|function_calls|｜|[\"']</?[!A-Za-z]"
+                         r"|arg_key|arg_value|minimax:|seed:|<\|?tool_call|function=|parameter="
+                         r"|tool_call_begin|argument_begin|section_begin|section_end", re.I)
+    modules = [path for room in ("_stream", "_dialect", "_markdown", "_syntax", "_calls/repair")
                for path in sorted((package / room).glob("*.py"))]
     modules += [package / "_calls" / "values.py", package / "_calls" / "policy.py"]
-    assert len(modules) > 10
+    assert len(modules) > 20
     for module in modules:
         source = module.read_text(encoding="utf-8")
         code = "\n".join(line for line in source.splitlines()
@@ -123,3 +128,201 @@ def test_a_block_does_not_end_where_only_another_start_rule_could(tmp_path) -> N
     assert [c.name for c in block.calls] == ["a", "b"]
     (alone, rest) = toolparse.parse("<call=c></call> done", dialect=dialect).events
     assert isinstance(alone, toolparse.ToolCallBlock) and alone.raw == "<call=c></call>"
+
+
+# ---- the silent mistakes a grammar can make, each an error at load (SPEC 5) ----------------
+
+BASE = r'''// base.lark: a small dialect of the Qwen shape, for the load-time checks.
+//! toolparse: typing=schema value_edges=newline
+block: WRAPPER_OPEN invoke+ WRAPPER_CLOSE
+orphan_block: invoke
+invoke: OPEN param* CLOSE
+param: PARAM_OPEN (TEXT | LT)* PARAM_CLOSE
+WRAPPER_OPEN.3: "<calls>"
+WRAPPER_CLOSE.3: "</calls>"
+OPEN.3: /<call=(?P<name>[a-z]+)>/
+CLOSE.3: "</call>"
+PARAM_OPEN.3: /<arg=(?P<name>[a-z]+)>/
+PARAM_CLOSE.3: "</arg>"
+TEXT.1: /[^<]+/
+LT.1: "<"
+WS: /\s+/
+%ignore WS
+'''
+
+
+def load_edited(tmp_path: Path, old: str, new: str) -> toolparse.Dialect:
+    assert old in BASE
+    path = tmp_path / "edited.lark"
+    path.write_text(BASE.replace(old, new), encoding="utf-8")
+    return toolparse.Dialect.from_file(path)
+
+
+def test_the_base_grammar_loads_and_parses(tmp_path: Path) -> None:
+    dialect = load_edited(tmp_path, "", "")
+    text = "<calls>\n<call=a>\n<arg=x>1</arg>\n</call>\n</calls>"
+    assert [(c.name, c.arguments) for c in toolparse.parse(text, dialect=dialect).calls] == [
+        ("a", {"x": "1"})]
+
+
+def assert_load_error(tmp_path: Path, old: str, new: str, message: str,
+                      rule: str | None, line_of: str | None = None) -> toolparse.GrammarError:
+    with pytest.raises(toolparse.GrammarError) as info:
+        load_edited(tmp_path, old, new)
+    error = info.value
+    assert message in str(error), str(error)
+    assert str(error).startswith(str((tmp_path / "edited.lark").resolve()))
+    assert error.rule == rule
+    if line_of is not None:
+        lines = BASE.replace(old, new).splitlines()
+        assert error.line is not None and line_of in lines[error.line - 1], (error.line, str(error))
+    return error
+
+
+SILENT_MISTAKES = [
+    # (what is wrong, the edit, the message, the rule named, a text on the line named)
+    ("no block rule", ("block: WRAPPER_OPEN invoke+ WRAPPER_CLOSE\n", ""),
+     "defines no rule 'block'", "block", None),
+    ("no invoke rule", ("invoke: OPEN param* CLOSE", "call: OPEN param* CLOSE"),
+     "'invoke' used but not defined", "block", "block:"),
+    ("a block that holds no call",
+     ("block: WRAPPER_OPEN invoke+ WRAPPER_CLOSE", "block: WRAPPER_OPEN WRAPPER_CLOSE\nx: invoke"),
+     "rule 'block' can hold no call", "block", "block:"),
+    ("a call with no way to get a name",
+     ("OPEN.3: /<call=(?P<name>[a-z]+)>/", "OPEN.3: /<call=(?P<id>[a-z]+)>/"),
+     "a call has no way to get a name", "invoke", "invoke:"),
+    ("an argument with no way to get a name",
+     ("PARAM_OPEN.3: /<arg=(?P<name>[a-z]+)>/", "PARAM_OPEN.3: /<arg=(?P<id>[a-z]+)>/"),
+     "an argument has no way to get a name", "param", "param:"),
+    ("an opener that does not say its first characters",
+     ('WRAPPER_OPEN.3: "<calls>"', r"WRAPPER_OPEN.3: /\w+:/"),
+     "does not say which characters it starts with", "WRAPPER_OPEN", "WRAPPER_OPEN"),
+    ("a run that swallows a tag's first character",
+     ("TEXT.1: /[^<]+/", "TEXT.1: /[^>]+/"),
+     "can swallow '<', the first character of PARAM_CLOSE", "TEXT", "TEXT.1"),
+    ("no terminal takes the whitespace after the opener",
+     ("WS: /\\s+/\n%ignore WS\n", ""),
+     "no terminal takes whitespace after WRAPPER_OPEN", "WRAPPER_OPEN", "WRAPPER_OPEN"),
+    ("an atom that a longer match of itself can continue",
+     ('CLOSE.3: "</call>"', 'CLOSE.3: /<\\/call>+/'),
+     "a match of it can go on to a longer match", "CLOSE", "CLOSE.3"),
+    ("a terminal that matches nothing", ("TEXT.1: /[^<]+/", "TEXT.1: /[^<]*/"),
+     "zero-width", "TEXT", "TEXT.1"),
+    ("an unknown header item", ("typing=schema", "typing=schema colour=red"),
+     "unknown header item 'colour=red'", None, "//!"),
+    ("an unknown typing", ("typing=schema", "typing=guess"),
+     "typing='guess': expected one of attribute, schema, json", None, "//!"),
+    ("unknown value edges", ("value_edges=newline", "value_edges=strip"),
+     "value_edges='strip': expected one of xml, trim, newline, none", None, "//!"),
+]
+
+
+@pytest.mark.parametrize(("edit", "message", "rule", "line_of"),
+                         [case[1:] for case in SILENT_MISTAKES],
+                         ids=[case[0] for case in SILENT_MISTAKES])
+def test_a_silent_grammar_mistake_is_an_error_at_load(tmp_path: Path, edit: tuple[str, str],
+                                                      message: str, rule: str | None,
+                                                      line_of: str | None) -> None:
+    assert_load_error(tmp_path, *edit, message, rule, line_of)
+
+
+def test_a_conflict_keeps_larks_whole_message(tmp_path: Path) -> None:
+    # Two rules that reduce the same tokens: Lark lists both, and so does the error.
+    with pytest.raises(toolparse.GrammarError) as info:
+        load_edited(tmp_path, "orphan_block: invoke",
+                    "orphan_block: invoke | other\nother: OPEN param* CLOSE")
+    error = info.value
+    assert "Reduce/Reduce collision" in str(error)
+    assert "<invoke : OPEN CLOSE>" in str(error) and "<other : OPEN CLOSE>" in str(error)
+    assert error.rule in {"invoke", "other"}  # Lark lists the rules in no fixed order
+    error = assert_load_error(
+        tmp_path, "param: PARAM_OPEN (TEXT | LT)* PARAM_CLOSE",
+        "param: PARAM_OPEN (TEXT | LT)* PARAM_CLOSE?\n     | PARAM_OPEN (TEXT | LT)* CLOSE",
+        "Shift/Reduce conflict for terminal CLOSE", "CLOSE")
+    assert "* <param : PARAM_OPEN" in str(error)
+
+
+def test_an_atom_with_a_lookahead_may_continue_itself(tmp_path: Path) -> None:
+    # GLM's name: a word that only a tag may follow; the lookahead says where it stops.
+    dialect = load_edited(tmp_path, "invoke: OPEN param* CLOSE",
+                          'invoke: BARE name CLOSE\nname: NAME\nBARE.3: "<call>"\n'
+                          "NAME.2: /[a-z]+(?=\\s*<)/")
+    text = "<calls><call> lookup </call></calls>"
+    assert [c.name for c in toolparse.parse(text, dialect=dialect).calls] == ["lookup"]
+    for chunks in (list(text), [text[:15], text[15:]]):  # cut inside the name, too
+        events = stream(chunks, dialect=dialect)
+        assert [c.name for e in events if isinstance(e, toolparse.ToolCallBlock)
+                for c in e.calls] == ["lookup"]
+
+
+def test_repair_needs_the_glm_tokens_around_key_and_value(tmp_path: Path) -> None:
+    from toolparse._dialect.loader import key_value_tokens
+
+    assert key_value_tokens("glm45")[0].startswith("<")
+    with pytest.raises(toolparse.GrammarError, match="rule 'param' must hold 'key'"):
+        key_value_tokens("deepseek")
+
+
+# ---- what the terminals do, read from the rules (roles.py) -----------------------------------
+
+def test_a_broken_wrapped_block_does_not_end_at_the_close_of_a_bare_call(tmp_path: Path) -> None:
+    # `orphan_block: invoke` makes CLOSE end a bare call, but inside a wrapper it closes a
+    # call, not the block: the broken block's span runs to the wrapper close, and the call
+    # after the broken one does not run (SPEC 3.2).
+    dialect = load_edited(tmp_path, "", "")
+    block = "<calls><call=a><arg=x>1</arg>stray</call><call=b></call></calls>"
+    (failed, rest) = toolparse.parse(block + " ok", dialect=dialect).events
+    assert isinstance(failed, toolparse.Text) and failed.text == block and failed.failure
+    assert rest == toolparse.Text(" ok")
+
+
+def test_a_call_whose_tag_opens_the_block_starts_at_the_token_after_it(tmp_path: Path) -> None:
+    # GLM's and Hermes's shape: the call's tag is the block's opening tag. A prose mention
+    # of the tag is a failed mention, not broken calls, so the text after it goes on.
+    dialect = load_edited(tmp_path, "block: WRAPPER_OPEN invoke+ WRAPPER_CLOSE\norphan_block: invoke\n"
+                          "invoke: OPEN param* CLOSE",
+                          'block: invoke\ninvoke: BARE name param* CLOSE\nname: NAME\nBARE.3: "<call>"\n'
+                          "NAME.2: /[a-z]+(?=\\s*<)/")
+    grammar = dialect._grammars[0]
+    assert grammar.roles.call_starts == {"NAME"} and grammar.roles.block_opens == {"BARE"}
+    events = toolparse.parse("Wrap calls in <call> tags. <call>ping</call>", dialect=dialect).events
+    assert [type(e).__name__ for e in events] == ["Text", "Text", "Text", "ToolCallBlock"]
+    assert events[1].text == "<call> " and events[1].failure.reason == "unexpected_token"
+
+
+# ---- docs/grammars.md's worked example of a new dialect, as the page shows it ----------------
+
+def worked_example() -> tuple[str, list[str]]:
+    """The grammar the page builds (its `lark` blocks, in order) and the error lines it
+    shows."""
+    from markdown_it import MarkdownIt
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "grammars.md").read_text(encoding="utf-8")
+    section = page.split("## Worked example: a new dialect from scratch", 1)[1].split("\n## ", 1)[0]
+    fences = [t for t in MarkdownIt("commonmark").parse(section) if t.type == "fence"]
+    grammar = "\n".join(t.content for t in fences if t.info.strip() == "lark")
+    errors = [t.content.strip() for t in fences if t.info.strip() == "" and ", line " in t.content]
+    return grammar, errors
+
+
+def test_the_worked_example_of_a_new_dialect_works_as_the_page_says(tmp_path: Path) -> None:
+    grammar, errors = worked_example()
+    path = tmp_path / "brackets.lark"
+    path.write_text(grammar, encoding="utf-8")
+    acme = toolparse.Dialect.from_file(path)
+    assert acme.description.startswith("Acme-7's calls") and acme.typing == "schema"
+    answer = ("Reading it.\n\n<<calls>>\n<<call read_file>>\n<<arg path>>README.md<</arg>>\n"
+              "<</call>>\n<</calls>>\n")
+    assert [(c.name, c.arguments) for c in toolparse.parse(answer, dialect=acme).calls] == [
+        ("read_file", {"path": "README.md"})]
+    assert toolparse.parse("```\n" + answer + "```\n", dialect=acme).calls == ()
+    events = stream(list(answer), dialect=acme)
+    assert [type(e).__name__ for e in events if not isinstance(e, toolparse.Text)] == ["ToolCallBlock"]
+    # The two mistakes the page shows, with the messages it shows.
+    no_ws, swallow = errors
+    for edited, shown in ((grammar.replace("WS: /\\s+/\n%ignore WS", ""), no_ws),
+                          (grammar.replace("TEXT.1: /[^<]+/", "TEXT.1: /[^>]+/"), swallow)):
+        path.write_text(edited, encoding="utf-8")
+        with pytest.raises(toolparse.GrammarError) as info:
+            toolparse.Dialect.from_file(path)
+        assert str(info.value).endswith(shown), (str(info.value), shown)

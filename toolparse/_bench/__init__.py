@@ -7,7 +7,7 @@ machine, and nothing in the engine imports it. One module per concern:
     workloads   the generated texts          timing    the floor, passes, cells, plans
     measures    memory, start-up, repair     targets   the goals and growth
     run         one run, as a report         report    the report as a table
-    main        the command line
+    main        the command line             dialects  the --dialect axis
 
 Theory of operation
 -------------------
@@ -33,6 +33,10 @@ text; a larger size of prose, markup and tools starts with the smaller one.
                  prose, backtick storms, runs of `<`, repeated `<tool_` prefixes, one
                  CDATA value as large as the workload, wrappers of 10,000 tiny invokes,
                  and an unclosed parameter value followed by prose.
+
+`--dialect NAMES` (or `all`) adds the dialect axis: prose, markup and tools content
+written in each bundled dialect's markup, timed like every cell, and each dialect's
+time per character over deepseek's on the same content (the goal: at most 1.25x).
 
 Besides throughput: growth (time per character at the largest size over the smallest,
 each relative to its baseline), peak traced memory while streaming 100 MB of prose in

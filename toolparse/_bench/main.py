@@ -16,9 +16,7 @@ from toolparse._bench.workloads import DEFAULT_SEED, WORKLOADS
 
 # ---- the command -------------------------------------------------------------------------
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """`toolparse bench [--quick | --smoke] [--grammar PATH] [--json PATH] ...`"""
-    args_list = list(sys.argv[1:] if argv is None else argv)
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolparse bench",
         description="Measure toolparse's speed as ratios to a Python floor measured in the "
@@ -33,6 +31,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--grammar", metavar="PATH",
                         help="benchmark this grammar file (Dialect.from_file) instead of the "
                              "bundled deepseek dialect")
+    parser.add_argument("--dialect", metavar="NAMES",
+                        help="also run the dialect axis: prose, markup and tools written in "
+                             "each of these bundled dialects (comma-separated, or 'all'), "
+                             "each timed against deepseek on the same content")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON here")
     parser.add_argument("--workloads", metavar="NAMES",
                         help="comma-separated subset of: " + ", ".join(WORKLOADS))
@@ -45,6 +47,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="measure memory after the throughput cells, not alongside them "
                              "in a child process")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`toolparse bench [--quick | --smoke] [--grammar PATH] [--dialect NAMES] ...`"""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
     args = parser.parse_args(args_list)
 
     plan = PLANS["smoke" if args.smoke else "quick" if args.quick else "full"]
@@ -66,10 +75,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                          f"known: {', '.join(WORKLOADS)}")
     import toolparse
 
+    dialects = _dialects(parser, args.dialect) if args.dialect else None
     try:
         report = run(plan, grammar=args.grammar, workloads=workloads, seed=args.seed,
                      memory=not args.no_memory, parallel_memory=not args.serial,
-                     quiet=args.quiet)
+                     quiet=args.quiet, dialects=dialects)
     except toolparse.ToolparseError as e:
         print(f"toolparse bench: {e}", file=sys.stderr)
         return 2
@@ -84,8 +94,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     failed = (any(not c["lossless"] for c in report["checks"])
               or any("error" in c for c in report["cells"])
+              or any("error" in r or r.get("lossless") is False
+                     for r in report.get("dialects", ()))
               or any("error" in report[k] for k in ("startup", "repair", "memory")))
     return 1 if failed else 0
+
+
+def _dialects(parser: argparse.ArgumentParser, names: str) -> list[str]:
+    from toolparse._bench.dialects import MARKUP
+    from toolparse._dialect.loader import dialects
+
+    bundled = list(dialects())
+    chosen = bundled if names.strip() == "all" else [n.strip() for n in names.split(",")
+                                                     if n.strip()]
+    unknown = [n for n in chosen if n not in bundled]
+    if unknown or not chosen:
+        parser.error(f"unknown dialect(s): {', '.join(unknown) or '(none)'}; "
+                     f"bundled: {', '.join(bundled)}, or all")
+    missing = [n for n in chosen if n not in MARKUP]
+    if missing:
+        parser.error(f"the benchmark cannot write {', '.join(missing)} markup yet")
+    return chosen
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ def render(report: dict[str, Any]) -> str:
     """The report as a plain-text table (what `toolparse bench` prints)."""
     lines: list[str] = []
     for section in (_header, _throughput, _baselines, _problems, _memory,
-                    _startup_and_repair, _targets):
+                    _startup_and_repair, _targets, _dialects):
         lines += section(report)
     return "\n".join(lines)
 
@@ -164,4 +164,37 @@ def _targets(report: dict[str, Any]) -> list[str]:
                 f"MISSED ({_fmt(1 / t['margin'])} x over)"
         note = f"  [{t['note']}]" if t["note"] else ""
         lines.append(f"{t['target']:<24}{goal:>22}{_fmt(t['measured'], 3):>11}  {verdict}{note}")
+    return lines
+
+
+def _dialects(report: dict[str, Any]) -> list[str]:
+    """The dialect axis: each dialect's speed, and its slowdown against deepseek on the
+    same content (lower is better; the goal is at most DIALECT_GOAL)."""
+    rows = report.get("dialects")
+    if not rows:
+        return []
+    from toolparse._bench.dialects import DIALECT_GOAL, worst_slowdown
+
+    lines = ["", f"Dialects: {size_label(min(report['sizes']))} of the same content in each "
+             "dialect's markup; MB/s, the ratio to the floor (parse: to the regex pass),",
+             "and time per character over deepseek's on the same content (<= "
+             f"{DIALECT_GOAL}x is the goal)",
+             f"{'shape':<8}{'chunking':<10}{'dialect':<13}{'MB/s':>8}{'ratio':>9}"
+             f"{'vs deepseek':>13}"]
+    for row in rows:
+        head = f"{row['shape']:<8}{chunk_label(None if row['chunk'] == 'parse' else row['chunk']):<10}"
+        if "error" in row:
+            lines.append(f"{head}{row['dialect']:<13}  ERROR {row['error']}")
+            continue
+        lost = "  LOSSLESS CHECK FAILED" if row.get("lossless") is False else ""
+        lines.append(f"{head}{row['dialect']:<13}{_fmt(row['engine_mb_s']):>8}"
+                     f"{_fmt(row['ratio'], 3) + 'x':>9}{_fmt(row.get('slowdown'), 3) + 'x':>13}"
+                     + lost)
+    worst = worst_slowdown(rows)
+    if worst is not None:
+        verdict = "met" if worst["slowdown"] <= DIALECT_GOAL else "MISSED"
+        lines.append(f"dialects vs deepseek, worst: {worst['slowdown']:.3f}x "
+                     f"({worst['dialect']}, {worst['shape']} "
+                     f"{chunk_label(None if worst['chunk'] == 'parse' else worst['chunk'])}); "
+                     f"goal <= {DIALECT_GOAL}x: {verdict}")
     return lines

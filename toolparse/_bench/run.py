@@ -75,8 +75,9 @@ class _Progress:
 
 def run(plan: Plan, *, grammar: str | None = None, workloads: Sequence[str] | None = None,
         seed: int = DEFAULT_SEED, memory: bool = True, parallel_memory: bool = True,
-        quiet: bool = False) -> dict[str, Any]:
-    """Measure everything `plan` asks for; returns the JSON-ready report."""
+        quiet: bool = False, dialects: Sequence[str] | None = None) -> dict[str, Any]:
+    """Measure everything `plan` asks for; returns the JSON-ready report. `dialects`:
+    also the dialect axis (`dialects.py`) for these bundled dialects."""
     progress = _Progress(quiet)
     dialect = load_dialect(grammar)
     names = list(workloads) if workloads else list(WORKLOADS)
@@ -101,6 +102,42 @@ def run(plan: Plan, *, grammar: str | None = None, workloads: Sequence[str] | No
         warm_up(dialect)
     except Exception as e:  # noqa: BLE001 -- an engine bug: the cells that hit it say so
         progress(f"warm-up failed: {type(e).__name__}: {e}")
+    cells, checks = _cells(names, plan, dialect, seed, progress)
+    dialect_rows = _dialect_axis(dialects, plan, seed, progress) if dialects else None
+    memory_figure: dict[str, Any] = {"skipped": "--no-memory"}
+    if memory:
+        progress(f"memory: {plan.memory_chars / 1e6:.0f} MB of prose in 4-char chunks, traced"
+                 + (" (in a child process, waiting)" if child else ""))
+        memory_figure = child.result() if child else measure_memory(
+            plan.memory_chars, dialect, seed)
+    growth = growth_rows(cells, plan.sizes)
+    progress("done")
+    report: dict[str, Any] = {
+        "mode": plan.mode,
+        "environment": _environment(),
+        "dialect": {"name": dialect.name, "path": str(dialect.path)},
+        "seed": seed,
+        "max_capture": BENCH_MAX_CAPTURE,
+        "sizes": list(plan.sizes),
+        "chunkings": [c if c is not None else "parse" for c in CHUNKINGS],
+        "cells": [c.as_json() for c in cells],
+        "floor": _baselines(cells),
+        "checks": checks,
+        "growth": growth,
+        "memory": memory_figure,
+        "startup": startup,
+        "repair": repair,
+        "targets": evaluate(cells, growth, memory_figure, startup, repair),
+        "elapsed_s": clock() - progress.start,
+    }
+    if dialect_rows is not None:
+        report["dialects"] = dialect_rows
+    return report
+
+
+def _cells(names: Sequence[str], plan: Plan, dialect: Any, seed: int, progress: _Progress
+           ) -> tuple[list[Cell], list[dict[str, Any]]]:
+    """Every (workload, size, chunking) cell of the main axis, and the parse() checks."""
     cells: list[Cell] = []
     checks: list[dict[str, Any]] = []
     # A workload's sizes are measured back to back, so that the cells its growth figure
@@ -130,32 +167,16 @@ def run(plan: Plan, *, grammar: str | None = None, workloads: Sequence[str] | No
                 progress(f"{name} {size_label(size)} {chunk_label(chunk)}: "
                          f"{cell.chars / cell.engine_time / 1e6:.2f} MB/s, "
                          f"{cell.ratio:.3f}x {base} ({len(cell.engine_s)} passes, {took:.1f} s)")
-    memory_figure: dict[str, Any] = {"skipped": "--no-memory"}
-    if memory:
-        progress(f"memory: {plan.memory_chars / 1e6:.0f} MB of prose in 4-char chunks, traced"
-                 + (" (in a child process, waiting)" if child else ""))
-        memory_figure = child.result() if child else measure_memory(
-            plan.memory_chars, dialect, seed)
-    growth = growth_rows(cells, plan.sizes)
-    progress("done")
-    return {
-        "mode": plan.mode,
-        "environment": _environment(),
-        "dialect": {"name": dialect.name, "path": str(dialect.path)},
-        "seed": seed,
-        "max_capture": BENCH_MAX_CAPTURE,
-        "sizes": list(plan.sizes),
-        "chunkings": [c if c is not None else "parse" for c in CHUNKINGS],
-        "cells": [c.as_json() for c in cells],
-        "floor": _baselines(cells),
-        "checks": checks,
-        "growth": growth,
-        "memory": memory_figure,
-        "startup": startup,
-        "repair": repair,
-        "targets": evaluate(cells, growth, memory_figure, startup, repair),
-        "elapsed_s": clock() - progress.start,
-    }
+    return cells, checks
+
+
+def _dialect_axis(names: Sequence[str], plan: Plan, seed: int,
+                  progress: _Progress) -> list[dict[str, Any]]:
+    from toolparse._bench.dialects import measure_dialects, warm_up_dialects
+
+    progress("dialect axis: warming up " + ", ".join(names))
+    warm_up_dialects(names, seed)
+    return measure_dialects(list(names), plan, seed, progress)
 
 
 def _check(workload: Workload, size: int, result: Any) -> dict[str, Any]:

@@ -1,23 +1,29 @@
-"""`toolparse dialects`: list the bundled dialects."""
+"""`toolparse dialects`: list the bundled dialects, each with its grammar file and what
+it accepts (the grammar's first comment line)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from toolparse._dialect import bundled_dialects
+from toolparse._dialect import Dialect
+from toolparse._dialect.loader import dialects
 
 __all__ = ["add_parser", "run"]
 
 
 def add_parser(commands: Any) -> None:
-    dialects = commands.add_parser("dialects", help="list the bundled dialects and their grammar files")
-    dialects.set_defaults(run=run)
+    listing = commands.add_parser(
+        "dialects", help="list the bundled dialects, their grammar files and what they accept")
+    listing.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    available = bundled_dialects()
-    width = max((len(name) for name in available), default=0)
-    for name, path in available.items():
-        print(f"{name:<{width}}  {path}")
+    names = dialects()
+    width = max((len(name) for name in names), default=0)
+    for name in names:
+        dialect = Dialect.bundled(name)
+        print(f"{name:<{width}}  {dialect.path}")
+        if dialect.description:
+            print(f"{'':<{width}}  {dialect.description}")
     return 0

@@ -89,13 +89,17 @@ class Builders:
     """The builders of one dialect: how its tags carry names, how its values read."""
 
     def __init__(self, *, name_groups: dict[str, re.Pattern[str]],
-                 attribute: re.Pattern[str] | None, value_edges: str) -> None:
+                 attribute: re.Pattern[str] | None, value_edges: str,
+                 string_attribute: bool = True) -> None:
         self.name_groups = name_groups
         """Terminal -> its pattern, for the terminals with a `(?P<name>...)` group."""
         self.attribute = attribute
         """The ATTRIBUTE terminal (group 1 the name, a later group the value), if any."""
         self.value_edges = value_edges
-        """`xml`, `newline` or `none` (see `values.value_text`)."""
+        """`xml`, `trim`, `newline` or `none` (see `values.value_text`)."""
+        self.string_attribute = string_attribute
+        """Read an argument's `string="true|false"` attribute (`typing=attribute`, DSML);
+        under any other typing the schema alone types a value (SPEC 5.1)."""
 
     def for_rule(self, origin: str) -> Any:
         """The builder of a rule, by its own name (without a `%import` namespace)."""
@@ -196,7 +200,7 @@ class Builders:
         for child in children:
             if isinstance(child, _Named) and child.kind == "key":
                 key = _clean(_joined(child.pieces))
-        string = attrs.get("string", "").lower() if attrs else ""
+        string = attrs.get("string", "").lower() if attrs and self.string_attribute else ""
         return key, True if string == "true" else False if string == "false" else None
 
     def json_body(self, children: list[Any]) -> _Json:

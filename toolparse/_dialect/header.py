@@ -1,6 +1,6 @@
 """The `//! toolparse:` header of a grammar file: what Python cannot see in the rules.
 
-    //! toolparse: typing=attribute|schema|json  value_edges=xml|newline|none
+    //! toolparse: typing=attribute|schema|json  value_edges=xml|trim|newline|none
 
 `typing` says how argument values are typed (SPEC 5.1): `attribute` (DeepSeek's
 `string="true|false"`, and SPEC 3's reading of the text), `schema` (the raw text; with
@@ -41,6 +41,7 @@ class Header:
 def read_header(text: str, path: str) -> Header:
     """The header of a grammar file; raises GrammarError for an unknown key or value."""
     options: dict[str, str] = {}
+    lines: dict[str, int] = {}
     for m in _LINE.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
         for item in m.group(1).split():
@@ -49,13 +50,15 @@ def read_header(text: str, path: str) -> Header:
                 raise GrammarError(f"unknown header item {item!r}; the header takes "
                                    "typing=, value_edges= and detect=", path=path, line=line)
             options[key] = value
+            lines[key] = line
     typing = options.get("typing", "attribute")
     if typing not in TYPINGS:
-        raise GrammarError(f"typing={typing!r}: expected one of {', '.join(TYPINGS)}", path=path)
+        raise GrammarError(f"typing={typing!r}: expected one of {', '.join(TYPINGS)}", path=path,
+                           line=lines.get("typing"))
     edges = options.get("value_edges", "xml")
     if edges not in VALUE_EDGES:
         raise GrammarError(f"value_edges={edges!r}: expected one of {', '.join(VALUE_EDGES)}",
-                           path=path)
+                           path=path, line=lines.get("value_edges"))
     first = _FIRST_COMMENT.search(text)
     description = first.group(1) if first else ""
     head, sep, rest = description.partition(":")

@@ -13,7 +13,12 @@ that would otherwise load silently and then give nothing but text are errors her
 - a run terminal that can swallow the first character of a tag in the same state
   (`/[^>]+/` before `</parameter>`);
 - whitespace between a block's opening tag and its first call that no terminal takes
-  (a missing `%ignore WS`).
+  (a missing `%ignore WS`);
+- an atom that a longer match of itself can continue (`/[a-z][a-z_]*/`): it would end
+  wherever a chunk ends (SPEC G2), unless a lookahead says where it stops.
+
+`dialects()` lists the bundled dialects; `key_value_tokens()` reads the tokens around a
+dialect's `key` and `value` rules (GLM's, for repair).
 """
 
 from __future__ import annotations
@@ -32,16 +37,20 @@ from toolparse._dialect.dialect import Dialect
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.header import Header, read_header
 from toolparse._dialect.lexer import StateLexer, TerminalSpec
-from toolparse._dialect.roles import BlockRoles, block_roles, own_name, reachable
+from toolparse._dialect.roles import BlockRoles, block_roles, own_name, reachable, tokens_around
 from toolparse._dialect.table import Table, read_table
 from toolparse._errors import GrammarError, UnknownDialectError
+from toolparse._syntax.dfa import DFA
 from toolparse._syntax.files import grammars_dir
 
-__all__ = ["AUTO", "bundled_dialects", "dialects", "load_bundled", "load_file",
-           "resolve_dialect"]
+__all__ = ["AUTO", "DEFAULT", "bundled_dialects", "dialects", "key_value_tokens",
+           "load_bundled", "load_file", "resolve_dialect"]
 
 AUTO = "auto"
 """The name of the dialect that reads every bundled dialect at once (SPEC 5.2)."""
+
+DEFAULT = "deepseek"
+"""The dialect `parse` and `StreamParser` read when none is named."""
 
 START_RULES = ("block", "orphan_block", "attribute")
 """Start rules: `block` and the optional `orphan_block` are what the engine looks for;
@@ -70,16 +79,42 @@ def load_bundled(name: str) -> Dialect:
     return _bundled(name)
 
 
-def dialects() -> tuple[str, ...]:
-    """The names of the bundled dialects (grammar files), sorted; `"auto"` reads them all
-    at once and is not among them."""
-    return tuple(bundled_dialects())
-
-
 def bundled_dialects() -> dict[str, Path]:
     """Name -> grammar file of every bundled dialect."""
     return {p.stem: p for p in sorted(grammars_dir().glob("*.lark"))
             if p.stem not in _NOT_A_DIALECT}
+
+
+def dialects() -> tuple[str, ...]:
+    """The names of the bundled dialects (`toolparse.dialects()`): the default first,
+    then the others in alphabetical order. Each is a grammar file in `grammars/`;
+    `"auto"`, which reads them all at once, is not one of them."""
+    names = sorted(bundled_dialects())
+    return tuple(sorted(names, key=lambda name: name != DEFAULT))
+
+
+def key_value_tokens(name: str) -> tuple[str, str, str, str]:
+    """The four literal tokens of a bundled dialect that writes arguments as key/value
+    pairs: the terminals around `key` and around `value` in its `param` rule (for
+    `glm45`: its key open, key close, value open and value close). Repair reads GLM's
+    boundary tokens here (SPEC 5.2), so Python spells none of them.
+
+    Raises GrammarError when the grammar has no such rule or a token is not a string.
+    """
+    grammar = _bundled(name)._grammars[0]
+    literals = {t.name: t.pattern.value for t in grammar.lark.terminals
+                if isinstance(t.pattern, lark.lexer.PatternStr)}
+    tokens: list[str] = []
+    for child in ("key", "value"):
+        around = tokens_around(grammar.lark.rules, "param", child)
+        if around is None or not all(term in literals for term in around):
+            raise GrammarError(
+                f"rule 'param' must hold {child!r} between two string terminals (the "
+                "boundary tokens repair reads)", path=str(grammar.path),
+                line=_definition_line(grammar.path.read_text(encoding="utf-8"), "param"),
+                rule="param")
+        tokens += [literals[term] for term in around]
+    return tokens[0], tokens[1], tokens[2], tokens[3]
 
 
 def resolve_dialect(dialect: str | Dialect) -> Dialect:
@@ -113,6 +148,10 @@ def _bundled(name: str) -> Dialect:
 def load_grammar(text: str, path: Path, name: str) -> Grammar:
     """Compile one grammar file; raises GrammarError for anything the engine cannot use."""
     header = read_header(text, str(path))
+    if "%import" not in text and _definition_line(text, "block") is None:
+        # Before Lark, whose message would not say what the rule is for.
+        raise GrammarError("the grammar defines no rule 'block', the start rule the engine "
+                           "looks for", path=str(path), rule="block")
     starts = [s for s in START_RULES if s == "block" or re.search(
         rf"^\s*[?!]?{s}\b", text, re.M) or "%import" in text]
     try:
@@ -189,7 +228,8 @@ def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRo
             "an argument has no way to get a name: give its opening tag a (?P<name>...) "
             "group or a name attribute, or add a 'key' rule to 'param'", path=str(path),
             line=_definition_line(text, "param"), rule="param")
-    return Builders(name_groups=groups, attribute=attribute, value_edges=header.value_edges)
+    return Builders(name_groups=groups, attribute=attribute, value_edges=header.value_edges,
+                    string_attribute=header.typing == "attribute")
 
 
 def reachable_children(rules: list[Any], rule: str) -> set[str]:
@@ -241,8 +281,43 @@ def _openers(table: Table, terminals: dict[str, TerminalSpec], starts: list[str]
     return openers, opener_rule
 
 
+def _check_atoms(grammar: Grammar, text: str, path: Path) -> None:
+    """An atom that a complete match of it can be the start of a longer match of
+    (`/[a-z][a-z_]*/`) would end where a chunk ends, so the events would depend on the
+    chunking (SPEC G2): refused, unless it ends in a lookahead that says where it stops."""
+    for spec in grammar.terminals.values():
+        if spec.is_run or spec.has_lookahead or spec.name in grammar.ignored:
+            continue
+        dfa = spec.dfa
+        if dfa is not None and _extends_a_match(dfa):
+            raise GrammarError(
+                f"terminal {spec.name} is not a run, and a match of it can go on to a longer "
+                "match: where a chunk ends inside it, it would end there; make it a run "
+                "(one character class repeated), or end it with a lookahead that says what "
+                "follows it, such as (?=\\s*<)", path=str(path),
+                line=_definition_line(text, spec.name), rule=spec.name)
+
+
+def _extends_a_match(dfa: DFA) -> bool:
+    """Whether a final state can reach a final state again by one or more characters."""
+    successors = [set(row.values()) | {dfa.default[state]} for state, row in enumerate(dfa.table)]
+    predecessors: dict[int, set[int]] = {}
+    for state, targets in enumerate(successors):
+        for target in targets:
+            predecessors.setdefault(target, set()).add(state)
+    live = {state for state, final in enumerate(dfa.final) if final}
+    todo = list(live)
+    while todo:  # backwards from the final states: those that can still reach one
+        for state in predecessors.get(todo.pop(), ()):
+            if state not in live:
+                live.add(state)
+                todo.append(state)
+    return any(final and successors[state] & live for state, final in enumerate(dfa.final))
+
+
 def _check_states(grammar: Grammar, text: str, path: Path) -> None:
     """The state-by-state checks: runs that swallow tags, whitespace after the opener."""
+    _check_atoms(grammar, text, path)
     for state in range(len(grammar.table.actions)):
         if not grammar.table.actions[state]:
             continue
@@ -304,5 +379,6 @@ def _grammar_error(e: LarkError, text: str, path: Path) -> GrammarError:
                 line = found
             break
     lines = message.splitlines() or [type(e).__name__]
-    keep = message if "conflict" in message.lower() else lines[0]
+    # A conflict or collision names the rules or terminals involved on later lines.
+    keep = message if re.search(r"conflict|collision", message, re.I) else lines[0]
     return GrammarError(keep, path=str(path), line=line, rule=rule)

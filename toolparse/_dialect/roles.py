@@ -7,9 +7,16 @@ before the next block open), which open and close a verbatim section (a block cl
 inside CDATA ends nothing), which tokens delimit a rule (their offsets matter), and
 where a call's name comes from. Each is read from the rules the engine knows by name:
 
-    call_starts      first terminals of `invoke`
+    call_starts      first terminals of `invoke`; where a call's first tag is also the
+                     block's opening tag (GLM's and Hermes's `<tool_call>`), the
+                     terminals that can follow it in `invoke` instead: a call has
+                     started once the model wrote more than the tag a prose mention
+                     has too (SPEC 3.2)
     block_opens      first terminals of `block`
-    block_closes     last terminals of `block` and `orphan_block`
+    block_closes     last terminals of `block`, and those of `orphan_block` that do not
+                     also close a call: a broken block's span must not end at the close
+                     of a call inside it (a bare Qwen `</function>`), or the calls
+                     after it would run
     section_opens    first terminals of `cdata` and `nested_cdata`
     section_closes   last terminals of `cdata` and `nested_cdata`
     param_starts     first terminals of `param` (incremental events find an argument)
@@ -25,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BlockRoles", "block_roles", "own_name", "reachable"]
+__all__ = ["BlockRoles", "block_roles", "own_name", "reachable", "tokens_around"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,27 +61,83 @@ def _by_origin(rules: list[Any]) -> dict[str, list[list[Any]]]:
     return by_origin
 
 
-def _edge(rules: list[Any], names: Iterable[str], last: bool) -> frozenset[str]:
-    """The terminals that can come first (or last) in the rules named `names`."""
-    by_origin = _by_origin(rules)
-    wanted = {origin for origin in by_origin if own_name(origin) in set(names)}
+def _nullable(by_origin: dict[str, list[list[Any]]]) -> set[str]:
+    """The rules that can match nothing (`key: TEXT*`), to a fixpoint."""
     found: set[str] = set()
-    seen: set[str] = set()
-    todo = list(wanted)
-    while todo:
-        origin = todo.pop()
-        if origin in seen:
-            continue
-        seen.add(origin)
-        for expansion in by_origin.get(origin, []):
-            if not expansion:
-                continue
-            symbol = expansion[-1] if last else expansion[0]
+    changed = True
+    while changed:
+        changed = False
+        for origin, expansions in by_origin.items():
+            if origin not in found and any(
+                    all(not s.is_term and s.name in found for s in expansion)
+                    for expansion in expansions):
+                found.add(origin)
+                changed = True
+    return found
+
+
+class _Edges:
+    """First and last terminals of rules and of symbol sequences (FIRST/LAST sets)."""
+
+    def __init__(self, rules: list[Any]) -> None:
+        self.by_origin = _by_origin(rules)
+        self.nullable = _nullable(self.by_origin)
+
+    def of_sequence(self, symbols: Iterable[Any], last: bool) -> frozenset[str]:
+        """The terminals a sequence of symbols can start (or end) with."""
+        ordered = list(symbols)
+        found: set[str] = set()
+        for symbol in (reversed(ordered) if last else ordered):
             if symbol.is_term:
                 found.add(symbol.name)
-            else:
-                todo.append(symbol.name)
-    return frozenset(found)
+                break
+            found |= self.of_rules({symbol.name}, last, exact=True)
+            if symbol.name not in self.nullable:
+                break
+        return frozenset(found)
+
+    def of_rules(self, names: Iterable[str], last: bool, exact: bool = False) -> frozenset[str]:
+        """The terminals the rules named `names` (own names, or Lark's with `exact`) can
+        start (or end) with."""
+        wanted = set(names)
+        todo = [o for o in self.by_origin if (o if exact else own_name(o)) in wanted]
+        seen: set[str] = set()
+        found: set[str] = set()
+        while todo:
+            origin = todo.pop()
+            if origin in seen:
+                continue
+            seen.add(origin)
+            for expansion in self.by_origin.get(origin, []):
+                for symbol in (reversed(expansion) if last else expansion):
+                    if symbol.is_term:
+                        found.add(symbol.name)
+                        break
+                    todo.append(symbol.name)
+                    if symbol.name not in self.nullable:
+                        break
+        return frozenset(found)
+
+    def after(self, rule: str, terminals: frozenset[str]) -> frozenset[str]:
+        """The terminals that can come right after one of `terminals` when it is the
+        first symbol of an expansion of `rule` (or of a rule it inlines first)."""
+        found: set[str] = set()
+        seen: set[str] = set()
+        todo = [o for o in self.by_origin if own_name(o) == rule]
+        while todo:
+            origin = todo.pop()
+            if origin in seen:
+                continue
+            seen.add(origin)
+            for expansion in self.by_origin.get(origin, []):
+                if not expansion:
+                    continue
+                head = expansion[0]
+                if head.is_term and head.name in terminals:
+                    found |= self.of_sequence(expansion[1:], last=False)
+                elif not head.is_term and own_name(head.name).startswith("_"):
+                    todo.append(head.name)
+        return frozenset(found)
 
 
 def reachable(rules: list[Any], start: str) -> set[str]:
@@ -97,6 +160,26 @@ def reachable(rules: list[Any], start: str) -> set[str]:
     return {own_name(name) for name in seen} | seen
 
 
+def tokens_around(rules: list[Any], rule: str, child: str) -> tuple[str, str] | None:
+    """The terminals right before and right after rule `child` in rule `rule` (GLM's
+    `<arg_key>` and `</arg_key>` around `key` in `param`), when every expansion that
+    holds `child` agrees; else None."""
+    found: set[tuple[str, str]] = set()
+    for origin, expansions in _by_origin(rules).items():
+        if own_name(origin) != rule:
+            continue
+        for expansion in expansions:
+            for i, symbol in enumerate(expansion):
+                if symbol.is_term or own_name(symbol.name) != child:
+                    continue
+                before = expansion[i - 1] if i > 0 else None
+                after = expansion[i + 1] if i + 1 < len(expansion) else None
+                if before is None or after is None or not (before.is_term and after.is_term):
+                    return None
+                found.add((before.name, after.name))
+    return found.pop() if len(found) == 1 else None
+
+
 def block_roles(rules: list[Any], built: Iterable[str]) -> BlockRoles:
     """The roles of a loaded grammar's terminals (`rules`: Lark's `Lark.rules`;
     `built`: the own names of the rules the engine builds from)."""
@@ -108,13 +191,21 @@ def block_roles(rules: list[Any], built: Iterable[str]) -> BlockRoles:
             for symbol in (rule.expansion[0], rule.expansion[-1]):
                 if symbol.is_term:
                     delimiters.add(symbol.name)
+    edges = _Edges(rules)
+    block_opens = edges.of_rules(("block",), last=False)
+    call_tags = edges.of_rules(("invoke",), last=False)
+    shared = call_tags & block_opens
+    call_starts = (call_tags - shared) | edges.after("invoke", shared)
+    call_closes = edges.of_rules(("invoke",), last=True)
+    block_closes = (edges.of_rules(("block",), last=True)
+                    | (edges.of_rules(("orphan_block",), last=True) - call_closes))
     return BlockRoles(
-        call_starts=_edge(rules, ("invoke",), last=False),
-        block_opens=_edge(rules, ("block",), last=False),
-        block_closes=_edge(rules, ("block", "orphan_block"), last=True),
-        section_opens=_edge(rules, sections, last=False),
-        section_closes=_edge(rules, sections, last=True),
+        call_starts=call_starts,
+        block_opens=block_opens,
+        block_closes=block_closes,
+        section_opens=edges.of_rules(sections, last=False),
+        section_closes=edges.of_rules(sections, last=True),
         delimiters=frozenset(delimiters),
-        param_starts=_edge(rules, ("param",), last=False),
-        json_starts=_edge(rules, ("json_body",), last=False),
+        param_starts=edges.of_rules(("param",), last=False),
+        json_starts=edges.of_rules(("json_body",), last=False),
     )

@@ -4,6 +4,8 @@
   verbatim; one newline after the opening tag and one newline plus indentation before
   the closing tag are removed when they fall in text; a value with no newline left that
   is not exactly one CDATA section is trimmed.
+- `trim` (MiniMax-M2, Anthropic, GLM): the same edges and trimming as `xml`, but no
+  entities: these models write values as they are (`&amp;` in HTML stays `&amp;`).
 - `newline` (Qwen3-Coder): the value is the text as written, less one leading and one
   trailing newline, which belong to the template.
 - `none`: the text exactly as written.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["Cdata", "decode_entities", "value_text"]
@@ -53,17 +56,18 @@ _TRAILING_NEWLINE = re.compile(r"\r?\n[ \t]*\Z")
 Part = str | Cdata
 
 
-VALUE_EDGES = ("xml", "newline", "none")
+VALUE_EDGES = ("xml", "trim", "newline", "none")
 
 
 def value_text(pieces: tuple[Any, ...], edges: str = "xml") -> tuple[str, bool]:
     """A parameter value from its text tokens and CDATA sections; returns the text and
     whether it was written as exactly one CDATA section. Linear in the value: each piece
     is joined once."""
-    if edges != "xml":
+    if edges not in ("xml", "trim"):
         return _raw_value(pieces, edges), False
+    decode = decode_entities if edges == "xml" else _as_written
     if all(type(piece) is str for piece in pieces):
-        return _plain_value("".join(pieces)), False
+        return _plain_value("".join(pieces), decode), False
     parts = _runs(pieces)
     if not parts:
         return "", False
@@ -76,11 +80,15 @@ def value_text(pieces: tuple[Any, ...], edges: str = "xml") -> tuple[str, bool]:
         if parts and isinstance(parts[-1], str):
             parts[-1] = parts[-1].rstrip()
         parts = [p for p in parts if not (isinstance(p, str) and p == "")]
-    text = "".join(p.text if isinstance(p, Cdata) else decode_entities(p) for p in parts)
+    text = "".join(p.text if isinstance(p, Cdata) else decode(p) for p in parts)
     return text, _exactly_cdata(parts)
 
 
-def _plain_value(text: str) -> str:
+def _as_written(text: str) -> str:
+    return text
+
+
+def _plain_value(text: str, decode: Callable[[str], str]) -> str:
     """`value_text` for a value with no CDATA: one text run (the common case)."""
     text = drop_first_newline(text)
     if "\n" in text or "\r" in text:
@@ -89,7 +97,7 @@ def _plain_value(text: str) -> str:
             text = stripped[:-2] if stripped.endswith("\r\n") else stripped[:-1]
     if "\n" not in text and "\r" not in text:
         text = text.strip()
-    return decode_entities(text) if "&" in text else text
+    return decode(text) if "&" in text else text
 
 
 def drop_first_newline(text: str) -> str:

@@ -272,7 +272,7 @@ class CallProgress:
         for i in range(len(values) - 1, head, -1):
             value = values[i]
             if isinstance(value, Tag) and value.term not in sections:
-                start = i + 1  # a value after its own opening token (GLM's <arg_value>)
+                start = i + 1  # a value after its own opening token (GLM's value tag)
                 break
         out: list[str] = []
         in_section = False

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from toolparse._json import MAX_JSON_DEPTH
 from toolparse._calls.repair.keywords import BudgetExceeded, spending
@@ -37,12 +38,28 @@ only; if those are not enough it is rejected (`invalid_json`)."""
 VALIDATOR_CACHE_SIZE = 256
 """Compiled validators kept, keyed by a canonical JSON dump of the schema."""
 
-# GLM-4.5/4.6 write arguments as `<arg_key>k</arg_key><arg_value>v</arg_value>` pairs, and
-# those tokens leak into JSON arguments on some routes. No GLM grammar ships yet; when it
-# does, these spellings should come from it (STYLE: grammars are the source of syntax).
-GLM_KEY_OPEN, GLM_KEY_CLOSE = "<arg_key>", "</arg_key>"
-GLM_VALUE_OPEN, GLM_VALUE_CLOSE = "<arg_value>", "</arg_value>"
-GLM_TOKENS = (GLM_KEY_OPEN, GLM_KEY_CLOSE, GLM_VALUE_OPEN, GLM_VALUE_CLOSE)
+GLM_DIALECT = "glm45"
+"""The bundled dialect whose key/value tokens the GLM rules use (SPEC 5.2)."""
+
+
+class GlmTokens(NamedTuple):
+    """GLM's argument boundary tokens, as the `glm45` grammar spells them (its `param`
+    rule: key open, `key`, key close, value open, `value`, value close). GLM models write
+    arguments as key/value pairs in these tokens, and the tokens leak into JSON
+    arguments on some routes (SPEC 6, rules 2 and 3)."""
+
+    key_open: str
+    key_close: str
+    value_open: str
+    value_close: str
+
+
+@functools.cache
+def glm_tokens() -> GlmTokens:
+    """The tokens, read from the grammar once per process when a GLM rule first runs."""
+    from toolparse._dialect.loader import key_value_tokens
+
+    return GlmTokens(*key_value_tokens(GLM_DIALECT))
 
 RULE_NAMES = ("decode_glm_pairs", "repair_json_syntax", "strip_grammar_leaks",
               "rename_aliases", "drop_optional_nulls", "parse_stringified_collections")
@@ -158,7 +175,7 @@ def is_valid(call: Call, value: Any) -> bool:
 
 
 def has_glm_token(text: str) -> bool:
-    return "arg_" in text and any(token in text for token in GLM_TOKENS)
+    return any(token in text for token in glm_tokens())
 
 
 def declared_properties(object_schema: Any, root: Any) -> tuple[dict[str, Any], set[str]]:

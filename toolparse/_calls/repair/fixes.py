@@ -6,8 +6,8 @@ from typing import Any
 
 from toolparse._json import strict_json
 from toolparse._calls.repair.base import (
-    GLM_KEY_CLOSE, GLM_KEY_OPEN, GLM_VALUE_CLOSE, GLM_VALUE_OPEN, MAX_DEPTH,
-    Call, Reject, declared_properties, has_glm_token, member_pointer, name_list, quote,
+    MAX_DEPTH, Call, Reject, declared_properties, glm_tokens, has_glm_token, member_pointer,
+    name_list, quote,
 )
 from toolparse._calls.values import admits, item_schema, member_schema, schema_types
 
@@ -35,11 +35,12 @@ def strip_grammar_leaks(arguments: Any, call: Call) -> Any:
     """
     if not call.leak_route or not isinstance(arguments, dict):
         return arguments
+    tokens = glm_tokens()
     result: dict[str, Any] = {}
     changed = False
     for key, value in arguments.items():
-        new_key = _strip_boundary(key, GLM_KEY_OPEN, GLM_KEY_CLOSE)
-        new_value = (_strip_boundary(value, GLM_VALUE_OPEN, GLM_VALUE_CLOSE)
+        new_key = _strip_boundary(key, tokens.key_open, tokens.key_close)
+        new_value = (_strip_boundary(value, tokens.value_open, tokens.value_close)
                      if isinstance(value, str) else value)
         if new_key in result:
             raise Reject("grammar_leak", ((member_pointer(call, "", new_key), "grammar_leak",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -10,8 +11,8 @@ from typing import Any
 
 from toolparse._json import NOT_JSON, DuplicateKey, TooDeep, loads_strict, strict_json
 from toolparse._calls.repair.base import (
-    GLM_KEY_CLOSE, GLM_KEY_OPEN, GLM_VALUE_CLOSE, GLM_VALUE_OPEN, MAX_DEPTH,
-    MAX_JSON_REPAIR_CHARS, Call, Reason, Reject, has_glm_token, member_pointer, too_deep,
+    MAX_DEPTH, MAX_JSON_REPAIR_CHARS, Call, Reason, Reject, glm_tokens, has_glm_token,
+    member_pointer, too_deep,
 )
 from toolparse._calls.values import too_deep_names, type_arguments
 
@@ -37,30 +38,37 @@ def strict_parse(text: str) -> Any:
 # --- Rule 2a: GLM key/value pairs -------------------------------------------------------
 
 _GLM_WS = " \t\r\n"
-_GLM_PAIR = re.compile(
-    re.escape(GLM_KEY_OPEN) + r"(.*?)" + re.escape(GLM_KEY_CLOSE) + r"[ \t\r\n]*"
-    + re.escape(GLM_VALUE_OPEN) + r"(.*?)" + re.escape(GLM_VALUE_CLOSE) + r"[ \t\r\n]*",
-    re.DOTALL)
+
+
+@functools.cache
+def _glm_pair() -> re.Pattern[str]:
+    """One complete key/value pair and the whitespace after it (the grammar's tokens)."""
+    key_open, key_close, value_open, value_close = glm_tokens()
+    return re.compile(
+        re.escape(key_open) + r"(.*?)" + re.escape(key_close) + r"[ \t\r\n]*"
+        + re.escape(value_open) + r"(.*?)" + re.escape(value_close) + r"[ \t\r\n]*",
+        re.DOTALL)
 
 
 def _glm_truncated(rest: str) -> bool:
     """Whether `rest` is a proper prefix of one more complete GLM pair."""
-    if GLM_KEY_OPEN.startswith(rest):
+    key_open, key_close, value_open, _ = glm_tokens()
+    if key_open.startswith(rest):
         return True
-    if not rest.startswith(GLM_KEY_OPEN):
+    if not rest.startswith(key_open):
         return False
-    body = rest[len(GLM_KEY_OPEN):]
-    end = body.find(GLM_KEY_CLOSE)
+    body = rest[len(key_open):]
+    end = body.find(key_close)
     if end < 0:
         return not has_glm_token(body)
     if has_glm_token(body[:end]):
         return False
-    after = body[end + len(GLM_KEY_CLOSE):].lstrip(_GLM_WS)
-    if GLM_VALUE_OPEN.startswith(after):
+    after = body[end + len(key_close):].lstrip(_GLM_WS)
+    if value_open.startswith(after):
         return True
-    if not after.startswith(GLM_VALUE_OPEN):
+    if not after.startswith(value_open):
         return False
-    return not has_glm_token(after[len(GLM_VALUE_OPEN):])
+    return not has_glm_token(after[len(value_open):])
 
 
 def decode_glm_pairs(text: str, call: Call) -> dict[str, Any] | None:
@@ -74,7 +82,7 @@ def decode_glm_pairs(text: str, call: Call) -> dict[str, Any] | None:
     repeated key is refused.
     """
     stripped = text.lstrip(_GLM_WS)
-    if not stripped.startswith(GLM_KEY_OPEN):
+    if not stripped.startswith(glm_tokens().key_open):
         return None
     if not call.leak_route:
         raise Reject("grammar_leak", (("", "grammar_leak",
@@ -82,8 +90,9 @@ def decode_glm_pairs(text: str, call: Call) -> dict[str, Any] | None:
     pos, end = len(text) - len(stripped), len(text)
     pairs: list[tuple[str, str, bool | None, bool]] = []
     seen: set[str] = set()
+    pair = _glm_pair()
     while pos < end:
-        match = _GLM_PAIR.match(text, pos)
+        match = pair.match(text, pos)
         if match is None or has_glm_token(match.group(1)) or has_glm_token(match.group(2)):
             if match is None and _glm_truncated(text[pos:]):
                 raise Reject("truncated", (("", "truncated",

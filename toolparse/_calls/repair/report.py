@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from toolparse._calls.repair.base import (
-    MAX_ERRORS, Call, ErrorEntry, Reason, has_glm_token, name_list, quote, too_deep_hint,
+    MAX_ERRORS, Call, ErrorEntry, Reason, glm_tokens, has_glm_token, name_list, quote,
+    too_deep_hint,
     validating,
 )
 
@@ -147,8 +148,9 @@ def hint_for(call: Call, reason: Reason, errors: tuple[ErrorEntry, ...],
         return (f"The arguments for {tool} give one property under several names ({detail}); "
                 f"call it again giving it once, under its canonical name.")
     if reason == "grammar_leak":
-        return (f"The arguments for {tool} contain <arg_key>/<arg_value> markup; call it "
-                f"again with the arguments as a plain JSON object.")
+        tokens = glm_tokens()
+        return (f"The arguments for {tool} contain {tokens.key_open}/{tokens.value_open} "
+                f"markup; call it again with the arguments as a plain JSON object.")
     if reason == "missing_required":
         missing = [path.lstrip("/") for path, keyword, _ in errors if keyword == "required"]
         return (f"The call to {tool} lacks the required argument"

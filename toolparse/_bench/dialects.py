@@ -1,0 +1,280 @@
+"""The `--dialect` axis: the same answers written in every bundled dialect, timed side by
+side, each dialect's speed as a multiple of deepseek's on the same-shaped text.
+
+A workload here is first built as content (prose, code fences, tag mentions, and tool
+calls as names and values) from the seed, then written out in each dialect's markup,
+so that every dialect parses the same prose, the same fences and the same calls; only
+the markup differs. Three shapes, as in the main axis:
+
+    prose    Markdown answers with about one fence and one real call per 10 KB
+    markup   dense `<` and `>`, the dialect's tags in inline code, fenced examples of
+             the dialect's calls, and real calls
+    tools    back-to-back calls with many arguments
+
+Each (shape, dialect, chunking) cell is timed against the floor like every other cell;
+the figure a dialect is judged by is its *slowdown*: deepseek's ratio to the floor over
+its own (so 1.10 means 10 % slower per character than deepseek on the same content).
+The goal is at most `DIALECT_GOAL` (issue 12).
+
+The markup is spelled here, as in `workloads.py`: the benchmark writes model output.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from toolparse._bench.timing import Cell, Plan, chunk_label, measure
+from toolparse._bench.workloads import (
+    WORDS, Workload, _fence, _IDENTIFIERS, _markdown_piece, _PARAM_NAMES, _sentence,
+    _TOOL_NAMES, code,
+)
+
+__all__ = ["DIALECT_CHUNKINGS", "DIALECT_GOAL", "DIALECT_SHAPES", "MARKUP", "dialect_workload",
+           "measure_dialects", "slowdowns", "warm_up_dialects", "worst_slowdown"]
+
+DIALECT_SHAPES: Final = ("prose", "markup", "tools")
+DIALECT_CHUNKINGS: Final[tuple[int | None, ...]] = (1, 4, None)
+DIALECT_GOAL: Final = 1.25
+"""Each dialect within 1.25x of deepseek's time per character on the same content."""
+REFERENCE: Final = "deepseek"
+
+Value = str | int | float | bool | None | list[Any]
+Call = tuple[str, list[tuple[str, Value]]]
+
+
+# ---- content ------------------------------------------------------------------------------
+
+def _value(rnd: random.Random) -> Value:
+    """One argument value: text, a number, a literal, a list, a sentence or code."""
+    r = rnd.random()
+    if r < 0.45:
+        return rnd.choice(_IDENTIFIERS)
+    if r < 0.6:
+        return rnd.randint(0, 100000)
+    if r < 0.68:
+        return rnd.choice((True, False, None))
+    if r < 0.75:
+        return [rnd.choice(WORDS) for _ in range(rnd.randint(1, 5))]
+    if r < 0.85:
+        return _sentence(rnd, inline=0.0)
+    return code(rnd, rnd.randint(3, 12)) + "\nx = a[b[0]] > 1"
+
+
+def _calls(rnd: random.Random, calls: tuple[int, int], params: tuple[int, int]) -> list[Call]:
+    return [(rnd.choice(_TOOL_NAMES),
+             [(rnd.choice(_PARAM_NAMES), _value(rnd)) for _ in range(rnd.randint(*params))])
+            for _ in range(rnd.randint(*calls))]
+
+
+# ---- markup, one writer per dialect ----------------------------------------------------------
+
+def _text(value: Value) -> str:
+    """A value as the XML-style dialects write it: strings as they are, the rest as JSON."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _arguments(params: list[tuple[str, Value]]) -> str:
+    return json.dumps(dict(params), ensure_ascii=False)
+
+
+def _xml(wrapper: str) -> Callable[[list[Call]], str]:
+    def write(calls: list[Call]) -> str:
+        lines = [f"<{wrapper}>"]
+        for name, params in calls:
+            lines.append(f'<invoke name="{name}">')
+            lines += [f'<parameter name="{k}">{_text(v)}</parameter>' for k, v in params]
+            lines.append("</invoke>")
+        return "\n".join([*lines, f"</{wrapper}>"])
+    return write
+
+
+def _qwen(calls: list[Call]) -> str:
+    lines = ["<tool_call>"]
+    for name, params in calls:
+        lines.append(f"<function={name}>")
+        lines += [f"<parameter={k}>\n{_text(v)}\n</parameter>" for k, v in params]
+        lines.append("</function>")
+    return "\n".join([*lines, "</tool_call>"])
+
+
+def _glm(calls: list[Call]) -> str:
+    return "\n".join(
+        f"<tool_call>{name}\n" + "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{_text(v)}"
+                                         "</arg_value>\n" for k, v in params) + "</tool_call>"
+        for name, params in calls)
+
+
+def _hermes(calls: list[Call]) -> str:
+    return "\n".join(f'<tool_call>\n{{"name": "{name}", "arguments": {_arguments(params)}}}\n'
+                     "</tool_call>" for name, params in calls)
+
+
+def _kimi(calls: list[Call]) -> str:
+    body = "\n".join(f"<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>"
+                     f"{_arguments(params)}<|tool_call_end|>"
+                     for i, (name, params) in enumerate(calls))
+    return f"<|tool_calls_section_begin|>\n{body}\n<|tool_calls_section_end|>"
+
+
+@dataclass(frozen=True, slots=True)
+class Markup:
+    """How one dialect writes calls, and the tags a model mentions in inline code."""
+
+    write: Callable[[list[Call]], str]
+    mentions: tuple[str, ...]
+    per_call: bool = False
+    """Every call is a block of its own (GLM, Hermes)."""
+
+
+MARKUP: Final[dict[str, Markup]] = {
+    "deepseek": Markup(_xml("tool_calls"), ("<tool_calls>", '<invoke name="x">', "</parameter>")),
+    "qwen3_coder": Markup(_qwen, ("<tool_call>", "<function=x>", "</parameter>")),
+    "minimax_m2": Markup(_xml("minimax:tool_call"),
+                         ("<minimax:tool_call>", '<invoke name="x">', "</parameter>")),
+    "anthropic": Markup(_xml("function_calls"),
+                        ("<function_calls>", '<invoke name="x">', "</parameter>")),
+    "glm45": Markup(_glm, ("<tool_call>", "<arg_key>", "</arg_value>"), per_call=True),
+    "hermes": Markup(_hermes, ("<tool_call>", '{"name": "x"}', "</tool_call>"), per_call=True),
+    "kimi_k2": Markup(_kimi, ("<|tool_calls_section_begin|>", "<|tool_call_begin|>",
+                              "<|tool_call_end|>")),
+}
+"""Dialect -> its writer. A dialect without one is measured with no dialect figures."""
+
+
+# ---- workloads --------------------------------------------------------------------------------
+
+Piece = tuple[str, Any]
+"""("text", str), ("fence", list[Call]), ("mention", int) or ("block", list[Call])."""
+
+
+def _content(shape: str, rnd: random.Random, size: int) -> list[Piece]:
+    """The shape's content up to about `size` characters of prose and calls."""
+    pieces: list[Piece] = []
+    length = 0
+    while length < size:
+        r = rnd.random()
+        if shape == "tools":
+            piece: Piece = ("block", _calls(rnd, (1, 3), (6, 16)))
+        elif shape == "prose":
+            piece = (("block", _calls(rnd, (1, 2), (1, 4))) if r < 0.03
+                     else ("text", _fence(rnd, code(rnd, rnd.randint(4, 15)), "python"))
+                     if r < 0.06 else ("text", _markdown_piece(rnd)))
+        elif r < 0.45:
+            piece = ("text", _markdown_piece(rnd, inline=0.12, markup=0.25))
+        elif r < 0.6:
+            piece = ("mention", rnd.randrange(3))
+        elif r < 0.87:
+            piece = ("fence", _calls(rnd, (1, 2), (1, 4)))
+        else:
+            piece = ("block", _calls(rnd, (1, 2), (1, 4)))
+        pieces.append(piece)
+        # Sized as deepseek writes it, so that every dialect gets the same content.
+        kind, content = piece
+        length += (len(content) if kind == "text" else 60 if kind == "mention"
+                   else len(MARKUP[REFERENCE].write(content)))
+    return pieces
+
+
+def dialect_workload(shape: str, dialect: str, size: int, seed: int) -> Workload:
+    """The `shape` workload written in `dialect`: the same content for every dialect."""
+    rnd = random.Random(f"toolparse-bench:dialects:{seed}:{shape}:{size}")
+    markup = MARKUP[dialect]
+    parts: list[str] = []
+    blocks = chars = 0
+    for kind, content in _content(shape, rnd, size):
+        if kind == "text":
+            parts.append(content)
+        elif kind == "mention":
+            parts.append(f"Write `{markup.mentions[content]}` where the call goes, then stop.")
+        elif kind == "fence":
+            parts.append("For example:\n\n```\n" + markup.write(content) + "\n```")
+        else:
+            block = markup.write(content)
+            blocks += len(content) if markup.per_call else 1
+            chars += len(block)
+            parts.append(block)
+    return Workload(f"{shape}/{dialect}", "\n\n".join(parts) + "\n", blocks, chars)
+
+
+# ---- measuring ---------------------------------------------------------------------------------
+
+def warm_up_dialects(names: list[str] | tuple[str, ...] | Any, seed: int) -> None:
+    """Fill each dialect's lazy caches (per-state lexers) on its own markup first."""
+    import toolparse
+
+    for name in dict.fromkeys([REFERENCE, *names]):
+        dialect = toolparse.Dialect.bundled(name)
+        text = "".join(dialect_workload(shape, name, 4 * 1024, seed).text for shape in DIALECT_SHAPES)
+        for size in (1, 4, 64):
+            parser = toolparse.StreamParser(dialect)
+            for i in range(0, len(text), size):
+                parser.feed(text[i:i + size])
+            parser.close()
+        toolparse.parse(text, dialect)
+
+
+def measure_dialects(names: list[str], plan: Plan, seed: int,
+                     progress: Callable[[str], None]) -> list[dict[str, Any]]:
+    """Every (shape, dialect, chunking) cell at the plan's smallest size."""
+    import toolparse
+
+    size = min(plan.sizes)
+    rows: list[dict[str, Any]] = []
+    for shape in DIALECT_SHAPES:
+        for name in [REFERENCE, *(n for n in names if n != REFERENCE)]:
+            dialect = toolparse.Dialect.bundled(name)
+            workload = dialect_workload(shape, name, size, seed)
+            for chunk in DIALECT_CHUNKINGS:
+                cell = Cell(workload.name, size, chunk, len(workload.text))
+                try:
+                    result = measure(cell, workload.text, dialect, plan)
+                except Exception as e:  # noqa: BLE001 -- an engine bug: report it, go on
+                    rows.append({"shape": shape, "dialect": name, "chunk": _chunk(chunk),
+                                 "error": f"{type(e).__name__}: {e}"})
+                    continue
+                row = {"shape": shape, "dialect": name, "chunk": _chunk(chunk),
+                       "chars": cell.chars, "engine_mb_s": cell.chars / cell.engine_time / 1e6,
+                       "ratio": cell.ratio, "ratios": cell.ratios,
+                       "real_blocks": workload.real_blocks}
+                if result is not None:
+                    row["calls_found"] = len(result.calls)
+                    row["lossless"] = "".join(
+                        e.text if isinstance(e, toolparse.Text) else e.raw
+                        for e in result.events) == workload.text
+                rows.append(row)
+                progress(f"{shape} {name} {chunk_label(chunk)}: "
+                         f"{row['engine_mb_s']:.2f} MB/s, {cell.ratio:.3f}x floor")
+    return slowdowns(rows)
+
+
+def slowdowns(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row with its `slowdown`: deepseek's ratio to the baseline over the row's,
+    for the same shape and chunking (1.0 for deepseek itself)."""
+    reference = {(r["shape"], r["chunk"]): r["ratio"] for r in rows
+                 if r["dialect"] == REFERENCE and "ratio" in r}
+    for row in rows:
+        base = reference.get((row["shape"], row["chunk"]))
+        if "ratio" in row and base:
+            row["slowdown"] = base / row["ratio"]
+    return rows
+
+
+def worst_slowdown(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The row furthest behind deepseek, among the other dialects."""
+    measured = [r for r in rows if "slowdown" in r and r["dialect"] != REFERENCE]
+    return max(measured, key=lambda r: r["slowdown"], default=None)
+
+
+def median_slowdown(rows: list[dict[str, Any]], dialect: str) -> float | None:
+    found = [r["slowdown"] for r in rows if r["dialect"] == dialect and "slowdown" in r]
+    return statistics.median(found) if found else None
+
+
+def _chunk(chunk: int | None) -> int | str:
+    return chunk if chunk is not None else "parse"
+
