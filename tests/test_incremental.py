@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolparse
+from toolparse import corpus
 from toolparse import (
     ArgumentsDelta,
     CallsAborted,
@@ -216,3 +217,18 @@ def test_a_json_body_streams_as_written_and_is_forwarded_as_written() -> None:
 def test_incremental_must_be_a_bool() -> None:
     with pytest.raises(ConfigTypeError, match="incremental"):
         toolparse.StreamParser(incremental="yes")  # type: ignore[arg-type]
+
+
+CORPUS_CASES = corpus.find_cases()
+
+
+@pytest.mark.parametrize("case", CORPUS_CASES, ids=[case.id for case in CORPUS_CASES])
+def test_every_corpus_case_in_every_dialect_keeps_the_invariants(case: corpus.Case) -> None:
+    # The corpus's own chunkings (whole, by character, random) and its tools: every
+    # bundled dialect's grammar goes through the same incremental reading.
+    for _, chunks in corpus.chunkings(case):
+        options = {"dialect": case.dialect, "tools": case.tools}
+        quiet = run(chunks, id_factory=ids(), **options)
+        loud = run(chunks, id_factory=ids(), incremental=True, **options)
+        assert plain(loud) == quiet
+        check_invariants(flat(loud))
