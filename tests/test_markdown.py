@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from toolparse._markdown import tracker as _markdown
+from toolparse._markdown import syntax as md_tuning
 from toolparse.corpus import find_cases, random_chunks
 from toolparse._markdown import Context, MarkdownTracker
 
@@ -874,7 +874,7 @@ def test_held_line_start_stays_small() -> None:
     for _ in range(20000):
         t.feed("> ")
     # Decided block quote markers are not kept.
-    assert sum(len(p) for p in t._lb_parts) < 16
+    assert sum(len(p) for p in t.lb_parts) < 16
 
 
 @pytest.mark.parametrize("text", ADVERSARIAL.values(), ids=ADVERSARIAL.keys())
@@ -894,7 +894,7 @@ def test_adversarial_input_whole(text: str) -> None:
 # lines, blank lines, under any containers) with compiled matches instead of the
 # line-start machine, and a `<` whose tag completes or fails before any character
 # with an inline meaning is never made a candidate. They run on pieces of at least
-# `_LOOKAHEAD_MIN` characters. With that bound at 0 they run wherever they apply (on
+# `LOOKAHEAD_MIN` characters. With that bound at 0 they run wherever they apply (on
 # one-character pieces too); with it out of reach, never. Every call must return the
 # same either way, under every chunking.
 
@@ -954,9 +954,9 @@ def trace(doc: str, chunk) -> list:
 def check_shortcuts(doc: str, chunkings: Sequence[str] = tuple(CHUNKINGS)) -> None:
     with pytest.MonkeyPatch.context() as patch:
         for name in chunkings:
-            patch.setattr(_markdown, "_LOOKAHEAD_MIN", 0)
+            patch.setattr(md_tuning, "LOOKAHEAD_MIN", 0)
             taken = trace(doc, CHUNKINGS[name])
-            patch.setattr(_markdown, "_LOOKAHEAD_MIN", 1 << 62)
+            patch.setattr(md_tuning, "LOOKAHEAD_MIN", 1 << 62)
             general = trace(doc, CHUNKINGS[name])
             assert taken == general, f"chunking {name}: {doc!r}"
 
