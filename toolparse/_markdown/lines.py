@@ -75,6 +75,8 @@ def _patterns() -> _Lines:
 def ready(t: MarkdownTracker) -> bool:
     """Whether the state is one the shortcut takes: a fresh line start, or quiet
     inline text."""
+    if t.worlds.split:
+        return False
     if t.mode is Mode.INLINE:
         return runner.quiet(t.inline)
     return (t.mode is Mode.LINE_START and not t.ls_dirty and not t.after_cr
@@ -253,6 +255,8 @@ def _inline(t: MarkdownTracker, text: str, i: int, e: int, n: int) -> int:
     """Inline text from i to the line ending at e. Returns where the next line starts,
     or -(position + 1) when the general code takes over there."""
     s = t.inline
+    if t.worlds.split:
+        return _general(t, text, i, n)
     if s.line_fresh and s.defs == DEFS_YES:
         if s.title_next or links.can_start_definition(text[i]):
             return _general(t, text, i, n)

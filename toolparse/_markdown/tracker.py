@@ -65,8 +65,9 @@ import enum
 from toolparse._markdown import line_start, lines
 from toolparse._markdown import syntax as tuning
 from toolparse._markdown.blocks import fence, html_block, leaf
-from toolparse._markdown.inlines import runner
+from toolparse._markdown.inlines import links, runner, tickets
 from toolparse._markdown.inlines.state import InlineState
+from toolparse._markdown.inlines.worlds import Worlds
 from toolparse._markdown.state import (
     ENTERS, Container, Leaf, Mode, NeedMore, Outcome, TRANSITIONS, check_move)
 from toolparse._markdown.syntax import automata, syntax
@@ -92,6 +93,7 @@ class MarkdownTracker:
 
     __slots__ = (
         "out", "next_ticket", "mode", "after_cr", "ls_dirty", "inline", "definitions",
+        "worlds",
         # blocks
         "blocks", "leaf", "fence_char", "fence_len", "html_kind", "html_tail",
         "html_closing", "heading",
@@ -119,7 +121,8 @@ class MarkdownTracker:
         self.mode = Mode.LINE_START
         self.after_cr = False                  # the last line ended with a lone "\r"
         self.definitions: set[str] = set()     # normalized labels of definitions
-        self.inline = InlineState(self.out, self.definitions)
+        self.inline = InlineState(self.out, self.definitions)  # (worlds.states[0])
+        self.worlds = Worlds(self.inline, self.out)
         self.blocks: list[Container] = []      # open containers, outermost first
         self.leaf = Leaf.NONE
         self.fence_char = ""                   # the open fence's character ...
@@ -161,7 +164,7 @@ class MarkdownTracker:
         self.after_cr = False
         mode = self.mode
         if mode is Mode.INLINE:
-            if not runner.ticket(self.inline, self.next_ticket):
+            if not self.inline_ticket(self.next_ticket):
                 return Context.TEXT, -1
             return Context.PENDING, self.new_ticket()
         if mode is Mode.CODE_LINE:
@@ -198,7 +201,8 @@ class MarkdownTracker:
         # Stopped at the `<` itself: an HTML block start (kinds 1-6 interrupt a
         # paragraph), a new paragraph or HTML block of kind 7 (TEXT either way), or a
         # paragraph continuation line.
-        if self.leaf is Leaf.PARAGRAPH and not self.ls_started and self.inline.stack:
+        if (self.leaf is Leaf.PARAGRAPH and not self.ls_started
+                and any(st.stack for st in self.worlds.states)):
             return Context.PENDING, self.held_ticket()
         return Context.TEXT, -1
 
@@ -226,7 +230,7 @@ class MarkdownTracker:
             return self.flush()
         mode = self.mode
         if mode is Mode.INLINE:
-            runner.atom(self.inline, raw)
+            self.inline_atom(raw)
         elif mode is Mode.SPEC_FENCE:
             fence.spec_atom(self, raw, first, has_eol)
         elif mode is Mode.SPEC_HTML7:
@@ -244,11 +248,16 @@ class MarkdownTracker:
         self.after_cr = False
         self.close_leaf()
         self.blocks.clear()
+        self.worlds.finish()
         return self.flush()
 
     # ============================================================== dispatching
 
     def flush(self) -> list[Resolution]:
+        worlds = self.worlds
+        if worlds.votes or self.inline.out is not self.out:
+            worlds.collect()
+        worlds.definitions_changed()
         out = self.out
         if not out:
             return []
@@ -322,23 +331,100 @@ class MarkdownTracker:
     def inline_feed(self, text: str, i: int, n: int) -> int:
         """Paragraph or heading content from text[i]; returns after the line ending
         (the next line's start) or at n."""
-        j = runner.feed(self.inline, text, i, n, not self.blocks and not self.heading)
+        bulk = not self.blocks and not self.heading
+        s = self.inline
+        if not self.worlds.split:
+            j = runner.feed(s, text, i, n, bulk)
+            if s.fork_label is not None:
+                j = self._feed_worlds(text, {id(s): j}, n, bulk)
+        else:
+            j = self._feed_worlds(text, {id(st): i for st in self.worlds.states}, n, bulk)
         if j >= n:
             return n
         self.inline_eol()
         return self.end_line(text, j)
 
+    def _feed_worlds(self, text: str, starts: dict[int, int], n: int, bulk: bool) -> int:
+        """Every world reads its text up to the same line ending (or n), splitting
+        where a decision needs a definition not seen yet."""
+        worlds = self.worlds
+        stop = n
+        queue = [(st, starts[id(st)]) for st in worlds.states if id(st) in starts]
+        while queue:
+            st, at = queue.pop()
+            if st not in worlds.states:
+                continue  # merged into another
+            if st.fork_label is None:
+                at = runner.feed(st, text, at, n, bulk)
+            if st.fork_label is not None:
+                before = len(worlds.states)
+                worlds.fork(worlds.states.index(st))
+                queue.append((st, at))
+                if len(worlds.states) > before:
+                    queue.append((worlds.states[-1], at))
+                continue
+            stop = at
+        worlds.collect()
+        return stop
+
+    def each_state(self, op: object) -> None:
+        """Apply `op` (a function of an inline state) to every world, splitting first
+        where it makes a decision that needs a definition not seen yet."""
+        worlds = self.worlds
+        done: set[int] = set()
+        while True:
+            todo = [st for st in worlds.states if id(st) not in done]
+            if not todo:
+                break
+            st = todo[0]
+            label = links.fork_needed(st, "")
+            if label is not None:
+                st.fork_label = label
+                worlds.fork(worlds.states.index(st))
+                continue
+            op(st)  # type: ignore[operator]
+            done.add(id(st))
+        worlds.collect()
+
     def inline_eol(self) -> None:
-        runner.eol(self.inline)
+        s = self.inline
+        if not self.worlds.split and links.fork_needed(s, "") is None:
+            runner.eol(s)
+        else:
+            self.each_state(runner.eol)
         if self.heading:
             self.heading = False
             self.close_leaf()
 
     def inline_atom(self, raw: str) -> None:
-        runner.atom(self.inline, raw)
+        s = self.inline
+        if not self.worlds.split and links.fork_needed(s, "") is None:
+            runner.atom(s, raw)
+        else:
+            self.each_state(lambda st: runner.atom(st, raw))
+
+    def inline_ticket(self, number: int) -> bool:
+        """A tool tag in paragraph text: True if `number` now waits on the inline state
+        (PENDING), False if it is outside code for certain in every world."""
+        s = self.inline
+        worlds = self.worlds
+        if not worlds.split and links.fork_needed(s, "") is None:
+            return runner.ticket(s, number)
+        self.each_state(runner.prepare)
+        states = worlds.states
+        if not any(st.stack for st in states):
+            return False
+        worlds.waiting[number] = len(states)
+        for k, st in enumerate(states):
+            if st.stack:
+                tickets.attach(st, number)
+            else:
+                worlds.vote(number, worlds.worlds[k], st.tainted)
+        worlds.decide()
+        return True
 
     def end_paragraph(self) -> None:
-        runner.end_paragraph(self.inline)
+        self.worlds.end_paragraph()
 
     # ================================================================ blocks
 
@@ -520,7 +606,7 @@ class MarkdownTracker:
             return
         ticket = item
         if mode is Mode.INLINE:
-            if not runner.ticket(self.inline, ticket):
+            if not self.inline_ticket(ticket):
                 self.resolve(ticket, False)
         elif mode is Mode.SPEC_FENCE or mode is Mode.SPEC_HTML7:
             self.marks.append((self.lb_len, ticket))

@@ -77,8 +77,10 @@ def setext_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
         return None
     if m.partial:
         raise NeedMore(wait_for_other_than(" \t" + ch))
-    links.fail_definitions(t.inline)
-    if links.only_definitions(t.inline):
+    for state in t.worlds.states:
+        links.fail_definitions(state)
+    t.worlds.collect()
+    if all(links.only_definitions(state) for state in t.worlds.states):
         return None
     t.close_leaf()
     return Outcome.DONE, m.end()

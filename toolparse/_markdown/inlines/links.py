@@ -18,9 +18,10 @@ starts the label of a full or collapsed reference, which is read as ordinary tex
 decided at its `]`. Anything else: a shortcut reference. A link that forms (not an
 image) deactivates every `[` before it: links do not nest.
 
-*References* are decided against the definitions seen so far. A definition can come
-later in the document; a reference it would make changes code only through the nesting
-rule, which is not followed forward (docs/markdown.md, "Differences").
+*References* are links only if a definition of their label appears anywhere in the
+document. A label no definition seen so far names, where the answer would change the
+state, splits the inline state into two worlds (`worlds.py`; `fork_needed` finds those
+places before the character that decides).
 
 *Definitions* may only begin a paragraph (or follow other definitions there). At such a
 line start a `[` opens a *definition candidate*: it completes at the end of its line
@@ -52,13 +53,52 @@ def normalize_label(label: str) -> str:
     return _WHITESPACE.sub(" ", label.strip()).lower().upper()
 
 
-def is_defined(s: InlineState, label: str | None) -> bool:
-    """Whether `label` (the raw text between brackets) names a definition seen so far."""
-    if label is None or not s.definitions:
+def is_defined(s: InlineState, label: str | None) -> bool | None:
+    """Whether `label` (the raw text between brackets) names a definition: True,
+    False, or None when no definition seen so far does, but one may come later and
+    this world has not assumed either way (`worlds.py`)."""
+    if label is None or syntax().link_label.fullmatch("[" + label + "]") is None:
         return False
-    if syntax().link_label.fullmatch("[" + label + "]") is None:
+    name = normalize_label(label)
+    if name in s.definitions:
+        return True
+    return s.assumed.get(name)
+
+
+def fork_needed(s: InlineState, ch: str) -> str | None:
+    """Before the character `ch` ("" for a line ending, an atom or a tag): the label a
+    decision it makes depends on, when no definition seen so far settles it and the
+    answer changes the state. The caller splits the world on it first."""
+    syn = syntax()
+    inactive = s.inactive
+    node = s.closed
+    if node is not None and ch != syn.link_open:
+        defined = is_defined(s, s.closed_text)
+        if defined is None and _would_deactivate(s, node):
+            return normalize_label(s.closed_text or "")
+        if defined and not node.image:
+            inactive = max(inactive, node.serial)
+    if ch == syn.link_close:
+        node = s.head
+        if node is not None and node.ref_for is not None and (
+                node.image or node.serial >= inactive):
+            label = text_since(s, node.start, "")
+            name = label if label else node.ref_text
+            if is_defined(s, name) is None:
+                return normalize_label(name or "")
+    return None
+
+
+def _would_deactivate(s: InlineState, node: Bracket) -> bool:
+    """Whether a link formed from `node` would deactivate an active bracket."""
+    if node.image:
         return False
-    return normalize_label(label) in s.definitions
+    below = s.head
+    while below is not None:
+        if not below.image and s.inactive <= below.serial < node.serial:
+            return True
+        below = below.parent
+    return False
 
 
 # ---------------------------------------------------------------- recorded text
@@ -98,7 +138,8 @@ def open_bracket(s: InlineState, image: bool, ref_for: Bracket | None = None) ->
         node, depth = node.parent, depth + 1
     if depth >= MAX_BRACKETS:
         return  # too deep: literal, as if it were never matched
-    s.head = Bracket(s.serial + 1, image, s.head, s.offset, ref_for)
+    s.head = Bracket(s.serial + 1, image, s.head, s.offset, ref_for,
+                     s.closed_text if ref_for is not None else None)
     s.serial += 1
 
 
@@ -111,15 +152,15 @@ def close_bracket(s: InlineState, label: str | None) -> None:
     s.head = node.parent
     if not node.image and node.serial < s.inactive:
         return  # inside a link: no link can form here
-    node.text = label
     ref = node.ref_for
     if ref is not None:
         # `[text][label]` or `[text][]`: a link if the label names a definition;
         # else these brackets are brackets like any others.
-        if is_defined(s, label if label else ref.text):
+        if is_defined(s, label if label else node.ref_text):
             deactivate(s, ref)
             return
     s.closed = node
+    s.closed_text = label
 
 
 def after_close(s: InlineState, ch: str) -> bool:
@@ -129,15 +170,16 @@ def after_close(s: InlineState, ch: str) -> bool:
     node = s.closed
     assert node is not None
     s.closed = None
+    text = s.closed_text
     if ch == syntax().paren_open and room(s):
-        cand = _tail(node, is_defined(s, node.text))
+        cand = _tail(node, bool(is_defined(s, text)))
         if cand is not None:
             push_candidate(s, cand)
         return False
     if ch == syntax().link_open:
         open_bracket(s, False, ref_for=node)
         return True
-    if is_defined(s, node.text):  # a shortcut reference
+    if is_defined(s, text):  # a shortcut reference
         deactivate(s, node)
     return False
 
@@ -183,18 +225,21 @@ class DefinitionCandidate(Candidate):
     """A link reference definition at the start of a paragraph line, from its `[`.
     Its label (up to the first unescaped `]`) is read as it goes by."""
 
-    __slots__ = ("label", "in_label", "escaped", "title")
+    __slots__ = ("label", "in_label", "escaped", "title", "opening")
 
-    def __init__(self, dfas: tuple[DFA, ...], states: list[int], live: int,
-                 title: bool) -> None:
-        super().__init__(dfas, states, live)
+    def __init__(self, dfas: tuple[DFA, ...], title: bool) -> None:
+        super().__init__(dfas, [d.initial for d in dfas], len(dfas))
         self.label: list[str] = []
-        self.in_label = not title
+        self.in_label = False
+        self.opening = not title  # the `[` that opens the label comes first
         self.escaped = False
         self.title = title  # a title line after a definition, not a definition
 
     def step(self, ch: str) -> int:
-        if self.in_label:
+        if self.opening:
+            self.opening = False
+            self.in_label = True
+        elif self.in_label:
             if not self.escaped and ch == syntax().link_close:
                 self.in_label = False
             else:
@@ -235,9 +280,10 @@ def start_line(s: InlineState, ch: str) -> None:
     s.title_next = False
     s.defs = DEFS_NO
     for as_title in ((True, False) if title else (False,)):
-        dfas, states, live = _starts(ch, as_title)
+        dfas, _, live = _starts(ch, as_title)
         if live and room(s):
-            push_candidate(s, DefinitionCandidate(dfas, list(states), live, as_title))
+            # (pushed before `ch`, which the caller steps it with)
+            push_candidate(s, DefinitionCandidate(dfas, as_title))
             return
 
 
@@ -265,5 +311,5 @@ def can_start_definition(ch: str) -> bool:
 
 
 __all__ += ["after_close", "TailCandidate", "DefinitionCandidate", "can_start_definition",
-            "is_defined"]
+            "is_defined", "fork_needed"]
 _ = (ALIVE, COMPLETE)

@@ -26,8 +26,8 @@ from toolparse._markdown.syntax import automata, syntax
 from toolparse._syntax.regexp import second_chars
 from toolparse._errors import GrammarError
 
-__all__ = ["Scan", "scan_patterns", "feed", "eol", "atom", "ticket", "begin_paragraph",
-           "begin_heading", "end_paragraph", "quiet"]
+__all__ = ["Scan", "scan_patterns", "feed", "eol", "atom", "ticket", "prepare",
+           "begin_paragraph", "begin_heading", "end_paragraph", "quiet"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,15 +108,21 @@ def end_paragraph(s: InlineState) -> None:
     s.reset()
 
 
-def ticket(s: InlineState, number: int) -> bool:
-    """A tool tag at the current position: attach `number` and return True, or return
-    False when it is outside code for certain (no stuck opener)."""
+def prepare(s: InlineState) -> None:
+    """Before a tool tag here: what was arriving ends (a run, a `]`'s next character,
+    a definition that did not start). `links.fork_needed(s, "")` first."""
     if s.run:
         code_span.end_run(s)
     if s.closed is not None:
         links.after_close(s, "")
     if s.line_fresh:
         links.start_line(s, "")
+
+
+def ticket(s: InlineState, number: int) -> bool:
+    """A tool tag at the current position: attach `number` and return True, or return
+    False when it is outside code for certain (no stuck opener)."""
+    prepare(s)
     if not s.stack:
         return False
     attach(s, number)
@@ -173,7 +179,7 @@ def feed(s: InlineState, text: str, i: int, n: int, bulk: bool) -> int:
             i = _slow(s, text, i, n)
         else:
             i = _fast(s, text, i, n, bulk)
-        if i >= n or text[i] == "\n" or text[i] == "\r":
+        if i >= n or text[i] == "\n" or text[i] == "\r" or s.fork_label is not None:
             if i > start:
                 s.last = text[i - 1]
             return i
@@ -246,7 +252,12 @@ def _fast(s: InlineState, text: str, i: int, n: int, bulk: bool) -> int:
                 i = j
                 break
             else:  # a bracket
-                links.record(s, text[base:j + 1])
+                links.record(s, text[base:j])
+                base = i = j
+                if ch != syn.link_open and (label := links.fork_needed(s, ch)) is not None:
+                    s.fork_label = label  # the tracker splits the world here
+                    break
+                links.record(s, ch)
                 base = i = j + 1
                 _bracket(s, ch == syn.link_open, text[j - 1] if j > 0 else s.last)
                 if s.closed is not None:
@@ -291,6 +302,10 @@ def _slow(s: InlineState, text: str, i: int, n: int) -> int:
                 continue
         if s.line_fresh:
             links.start_line(s, ch)
+        if (s.closed is not None or ch == syntax().link_close) and (
+                label := links.fork_needed(s, ch)) is not None:
+            s.fork_label = label  # the tracker splits the world here
+            return i
         i = _one(s, text, i, n, ch)
         if quiet(s):
             return i

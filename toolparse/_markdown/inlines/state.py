@@ -55,16 +55,16 @@ DEFS_YES = 1   # only complete definitions so far: a line may begin another
 class Bracket:
     """An open `[` or `![` (a persistent stack node: views share them)."""
 
-    __slots__ = ("serial", "image", "parent", "start", "ref_for", "text")
+    __slots__ = ("serial", "image", "parent", "start", "ref_for", "ref_text")
 
     def __init__(self, serial: int, image: bool, parent: Bracket | None, start: int,
-                 ref_for: Bracket | None) -> None:
+                 ref_for: Bracket | None, ref_text: str | None) -> None:
         self.serial = serial    # order of creation: a link deactivates the older ones
         self.image = image
         self.parent = parent
         self.start = start      # inline offset just after the `[`
-        self.ref_for = ref_for  # `[text][label]`: this is the label of `text`
-        self.text: str | None = None  # once closed: the raw text inside (None: too long)
+        self.ref_for = ref_for  # `[text][label]`: this is the label of `text` ...
+        self.ref_text = ref_text  # ... whose raw text this is (None: too long)
 
 
 BracketState = tuple["Bracket | None", int]  # (top, serials below this are inactive)
@@ -151,6 +151,14 @@ class Candidate:
         states[k] = s
         return i
 
+    def clone(self) -> Candidate:
+        twin = object.__new__(type(self))
+        for cls in type(self).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                value = getattr(self, name)
+                setattr(twin, name, list(value) if isinstance(value, list) else value)
+        return twin
+
     def completed(self, s: InlineState, level: int) -> None:
         """Candidate `level` completed; its view is now the last one."""
 
@@ -165,7 +173,7 @@ class InlineState:
         "out", "definitions", "stack", "len_at", "cands", "bases", "snaps", "branch",
         "run", "run_esc", "esc", "head", "inactive", "serial", "closed",
         "offset", "recent", "recent_len", "defs", "title_next", "line_fresh", "last",
-        "esc_end",
+        "esc_end", "closed_text", "assumed", "fork_label", "tainted",
     )
 
     def __init__(self, out: list[Resolution], definitions: set[str]) -> None:
@@ -195,9 +203,37 @@ class InlineState:
         self.line_fresh = False         # the next character starts a paragraph line
         self.last = ""                  # the last inline character (for `![`)
         self.esc_end = -1               # inline offset just after the last escape pair
+        self.closed_text: str | None = None  # the raw text inside `closed`
+        # worlds (a label that a definition later in the document may still define)
+        self.assumed: dict[str, bool] = {}  # label -> assumed defined, in this world
+        self.fork_label: str | None = None  # stopped: this label must be assumed first
+        self.tainted = False            # past the bound on worlds: verdicts are code
 
     def brackets(self) -> BracketState:
         return self.head, self.inactive
+
+    def clone(self, out: list[Resolution]) -> InlineState:
+        """A copy that can go its own way (another world), resolving into `out`."""
+        twin = InlineState(out, self.definitions)
+        openers = {id(o): Opener(o.length, o.index, o.brackets) for o in self.stack}
+        for o in self.stack:
+            copy = openers[id(o)]
+            copy.tickets = list(o.tickets)
+        twin.stack = [openers[id(o)] for o in self.stack]
+        twin.len_at = dict(self.len_at)
+        twin.cands = [c.clone() for c in self.cands]
+        twin.bases = list(self.bases)
+        twin.snaps = list(self.snaps)
+        twin.branch = [BranchTicket(b.ticket, [openers.get(id(a), a) if isinstance(a, Opener)
+                                               else a for a in b.attach])
+                       for b in self.branch]
+        for name in ("run", "run_esc", "esc", "head", "inactive", "serial", "closed",
+                     "offset", "recent_len", "defs", "title_next", "line_fresh", "last",
+                     "esc_end", "closed_text", "tainted"):
+            setattr(twin, name, getattr(self, name))
+        twin.recent = list(self.recent)
+        twin.assumed = dict(self.assumed)
+        return twin
 
     def reset(self) -> None:
         """The paragraph ended: forget everything but the shared lists."""
@@ -222,3 +258,7 @@ class InlineState:
         self.serial = 0
         self.last = ""
         self.esc_end = -1
+        self.closed_text = None
+        self.assumed = {}
+        self.fork_label = None
+        self.tainted = False
