@@ -91,31 +91,35 @@ def thematic_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     ch = buf[i]
     if ch not in _syntax().thematic_first:
         return None
-    m = _thematic_break(t, buf, i, ch)
-    if m is None:
+    end = _thematic_break(t, buf, i, ch)
+    if end == 0:
         return None
-    if m.partial:
+    if end < 0:
         raise NeedMore(wait_for_other_than(" \t" + ch))
     t.close_unmatched()
     t.close_leaf()
     if t.blocks:
         t.blocks[-1].has_child = True
-    return Outcome.DONE, m.end()
+    return Outcome.DONE, end
 
 
-def _thematic_break(t: MarkdownTracker, buf: str, i: int, ch: str) -> regex.Match[str] | None:
-    """THEMATIC_BREAK at buf[i]. The first character after i that is neither `ch` nor
-    a space or tab rules it out at every later position too, so it is remembered for
-    the line: nested list markers (`- - - - x`) do not re-scan the rest of the line
-    at each level."""
+def _thematic_break(t: MarkdownTracker, buf: str, i: int, ch: str) -> int:
+    """THEMATIC_BREAK at buf[i]: its end, 0 if there is none, -1 if the line has only
+    `ch`, spaces and tabs so far (it may still be one). The first character after i
+    that is none of those rules it out at every later position too, so it is
+    remembered for the line: nested list markers (`- - - - x`) do not re-scan the rest
+    of the line at each level."""
     known = t.ls_no_break.get(ch)
     if known is not None and known > i:
-        return None
+        return 0
     other = wait_for_other_than(" \t" + ch).search(buf, i)
-    if other is not None and buf[other.start()] not in "\r\n":
+    if other is None:
+        return -1
+    if buf[other.start()] not in "\r\n":
         t.ls_no_break[ch] = other.start()
-        return None
-    return _syntax().thematic.match(buf, i, partial=True)
+        return 0
+    m = _syntax().thematic.match(buf, i, other.end())
+    return m.end() if m is not None else 0
 
 
 def step_c(t: MarkdownTracker, i: int, blank: bool) -> tuple[Outcome, int]:

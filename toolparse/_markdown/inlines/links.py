@@ -106,11 +106,12 @@ def _would_deactivate(s: InlineState, node: Bracket) -> bool:
 def record(s: InlineState, piece: str) -> None:
     """Inline text that went by (raw, line endings as "\\n"), kept for labels once a
     bracket has opened in this paragraph: the last `LABEL_WINDOW` characters."""
-    if s.serial:
-        s.recent.append((s.offset, piece))
+    if s.serial and piece:
+        recent = s.recent
+        recent.append((s.offset, piece))
         s.recent_len += len(piece)
-        while len(s.recent) > 1 and s.recent_len - len(s.recent[0][1]) >= LABEL_WINDOW:
-            s.recent_len -= len(s.recent.pop(0)[1])
+        while len(recent) > 1 and s.recent_len - len(recent[0][1]) >= LABEL_WINDOW:
+            s.recent_len -= len(recent.popleft()[1])
     s.offset += len(piece)
 
 
@@ -121,22 +122,20 @@ def text_since(s: InlineState, start: int, tail: str) -> str | None:
         return None
     if start >= s.offset:
         return tail[start - s.offset:]
-    parts = []
-    for off, piece in s.recent:
-        end = off + len(piece)
-        if end > start:
-            parts.append(piece[max(0, start - off):])
-    return "".join(parts) + tail
+    parts = [tail]
+    for off, piece in reversed(s.recent):  # (the newest first: labels are short)
+        if off + len(piece) <= start:
+            break
+        parts.append(piece[max(0, start - off):])
+    parts.reverse()
+    return "".join(parts)
 
 
 # ------------------------------------------------------------------- brackets
 
 def open_bracket(s: InlineState, image: bool, ref_for: Bracket | None = None) -> None:
     """An unescaped `[` (or `![`) in the last view; `s.offset` is just after it."""
-    depth, node = 0, s.head
-    while node is not None and depth < MAX_BRACKETS:
-        node, depth = node.parent, depth + 1
-    if depth >= MAX_BRACKETS:
+    if s.head is not None and s.head.depth >= MAX_BRACKETS:
         return  # too deep: literal, as if it were never matched
     s.head = Bracket(s.serial + 1, image, s.head, s.offset, ref_for,
                      s.closed_text if ref_for is not None else None)

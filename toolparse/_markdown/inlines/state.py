@@ -26,6 +26,7 @@ Bounds: the opener stack holds runs of distinct lengths (O(sqrt(paragraph))); at
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from toolparse._syntax.dfa import DFA
@@ -55,13 +56,14 @@ DEFS_YES = 1   # only complete definitions so far: a line may begin another
 class Bracket:
     """An open `[` or `![` (a persistent stack node: views share them)."""
 
-    __slots__ = ("serial", "image", "parent", "start", "ref_for", "ref_text")
+    __slots__ = ("serial", "image", "parent", "depth", "start", "ref_for", "ref_text")
 
     def __init__(self, serial: int, image: bool, parent: Bracket | None, start: int,
                  ref_for: Bracket | None, ref_text: str | None) -> None:
         self.serial = serial    # order of creation: a link deactivates the older ones
         self.image = image
         self.parent = parent
+        self.depth: int = parent.depth + 1 if parent is not None else 1
         self.start = start      # inline offset just after the `[`
         self.ref_for = ref_for  # `[text][label]`: this is the label of `text` ...
         self.ref_text = ref_text  # ... whose raw text this is (None: too long)
@@ -196,7 +198,7 @@ class InlineState:
         self.serial = 0                 # the next bracket's serial
         self.closed: Bracket | None = None  # a `]` just closed this; next char decides
         self.offset = 0                 # inline characters so far in this paragraph
-        self.recent: list[tuple[int, str]] = []  # (offset, text): the last characters
+        self.recent: deque[tuple[int, str]] = deque()  # (offset, text): the last characters
         self.recent_len = 0
         self.defs = DEFS_NO             # the definitions phase (DEFS_*)
         self.title_next = False         # a definition's title may start this line
@@ -231,7 +233,7 @@ class InlineState:
                      "offset", "recent_len", "defs", "title_next", "line_fresh", "last",
                      "esc_end", "closed_text", "tainted"):
             setattr(twin, name, getattr(self, name))
-        twin.recent = list(self.recent)
+        twin.recent = deque(self.recent)
         twin.assumed = dict(self.assumed)
         return twin
 
@@ -250,7 +252,7 @@ class InlineState:
         self.inactive = 0
         self.closed = None
         self.offset = 0
-        self.recent = []
+        self.recent = deque()
         self.recent_len = 0
         self.defs = DEFS_NO
         self.title_next = False
