@@ -755,6 +755,12 @@ COUNTEREXAMPLES = [
     ("HTML block end inside the block", "<!D" + TC + "\n    " + TC, [False, True]),
     ("HTML block end inside the block, span", "<!D" + TC + "\n`" + TC + "`", [False, True]),
     ("lone tool_calls tag pairs with nothing", "`<tool_calls>\n- " + TC + "`", [False, False]),
+    # The whole-line shortcut took the rest of a line the general code had begun (after
+    # a block) and the lines after it, but left the mode at INLINE: the fence after
+    # them was read as paragraph text (corpus fences/call-before-fence).
+    ("a line begun by the general code, then a fence",
+     TC + "\n\nFor reference, the format is as follows:\n\n```xml\n" + TC + "\n```\n",
+     [False, True]),
 ]
 
 

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from toolparse._markdown.blocks import container, fence, leaf
 from toolparse._markdown.inlines import code_span, links, runner
+from toolparse._markdown.inlines.links import can_start_definition
 from toolparse._markdown.inlines.raw_html import dead_tags_only
 from toolparse._markdown.inlines.state import DEFS_NO, DEFS_YES
 from toolparse._markdown.state import Leaf, Mode
@@ -48,6 +50,16 @@ class _Lines:
     block_line: re.Pattern[str]     # the block starts decided here (named groups)
     plain_line: re.Pattern[str]     # a line that starts no block (no container open)
     blank_line: re.Pattern[str]
+    # What sends paragraph text to the general code: a backslash, a bracket, two
+    # backticks in a row, a `<` that may start a tag.
+    backslash: str
+    link_open: str
+    link_close: str
+    double_run: str
+    tag_open: str
+    backtick: str
+    definition_first: frozenset[str]  # what a definition's line can start with
+    spaces: Callable[[str, int], re.Match[str] | None]
 
 
 @functools.cache
@@ -69,6 +81,11 @@ def _patterns() -> _Lines:
         block_line=re.compile(f"(?={block_start})(?:" + "|".join(shapes) + ")"),
         plain_line=re.compile(" {0,3}(?!" + block_start + ")[^ \t\r\n]"),
         blank_line=re.compile("[ \t]*" + syn.need("LINE_ENDING_SCAN")),
+        backslash=syn.backslash, link_open=syn.link_open, link_close=syn.link_close,
+        double_run=syn.backtick * 2, tag_open=syn.tag_open, backtick=syn.backtick,
+        definition_first=frozenset(c for c in map(chr, range(0x80))
+                                   if can_start_definition(c)),
+        spaces=syn.spaces.match,
     )
 
 
@@ -112,41 +129,77 @@ def plain_line_start(t: MarkdownTracker, text: str, i: int, end: int) -> int:
 
 
 # ---------------------------------------------------------------------- lines
+#
+# `_line` answers with one int: >= 0, the next line's start (the line is decided and
+# has no inline text); INLINE - q (q >= 0), its inline text starts at q; GENERAL, the
+# general code decides the line. A line taken whole never enters mode INLINE: its text
+# is read here and the mode stays LINE_START.
+
+GENERAL = -1
+INLINE = -2
+
 
 def run(t: MarkdownTracker, text: str, i: int, n: int) -> int:
-    """Whole "\\n" lines from text[i], while they have the common shapes."""
+    """Whole "\n" lines from text[i], while they have the common shapes."""
     if t.mode is Mode.INLINE:  # the rest of a line the general code started
         e = text.find("\n", i)
         if e < 0:
             return i
-        i = _inline(t, text, i, e, n)
-        if i < 0 or not t.in_mode(Mode.LINE_START):
-            return -i - 1 if i < 0 else i
+        i = _inline(t, text, i, e, n, _patterns())
+        if i < 0:
+            return -i - 1
+        t.end_line(text, i - 1)  # (mode INLINE ends here; the rest stay LINE_START)
+    find = text.find
+    pat = _patterns()
+    plain_ascii = pat.plain_ascii
+    blocks = t.blocks
     while i < n:
-        e = text.find("\n", i)
+        e = find("\n", i)
         if e < 0:
             return i
-        j = _line(t, text, i, e)
+        kind = t.leaf
+        if (not blocks and text[i] in plain_ascii
+                and (kind is Leaf.PARAGRAPH or kind is Leaf.NONE)):
+            # Paragraph text with no container and no indentation: the common line.
+            if kind is Leaf.NONE:
+                t.open_leaf(Leaf.PARAGRAPH)
+            j = _inline(t, text, i, e, n, pat)
+        elif not blocks and kind is Leaf.FENCE:
+            # A line of a fence with no container (`_line`'s stage 1, directly).
+            q = pat.spaces(text, i).end()  # type: ignore[union-attr]
+            ch = text[q]
+            if ch == "\t":
+                return i
+            if ch == t.fence_char and q - i < CODE_INDENT:
+                fence.closes_line(t, text, q)
+            j = e + 1
+        else:
+            j = _line(t, text, i, e, pat)
+            if j == GENERAL:
+                return i  # the general code takes this line
+            if j <= INLINE:
+                j = _inline(t, text, INLINE - j, e, n, pat)
         if j < 0:
-            return i  # the general code takes this line
-        if t.in_mode(Mode.INLINE):
-            j = _inline(t, text, j, e, n)
-            if j < 0:
-                return -j - 1
+            return -j - 1
         i = j
     return i
 
 
-def _line(t: MarkdownTracker, text: str, i: int, e: int) -> int:
-    """The block structure of the line text[i:e+1]. Returns where the next line
-    starts (a line with nothing inline), where its inline text starts (mode INLINE),
-    or -1 when the general code must decide it."""
-    found = _containers(t, text, i)
-    if found is None:
-        return -1
-    k, pos, q = found
-    ch = text[q]
+def _line(t: MarkdownTracker, text: str, i: int, e: int, pat: _Lines) -> int:
+    """The block structure of the line text[i:e+1] (see above for the answer)."""
     blocks = t.blocks
+    if blocks:
+        found = _containers(t, text, i)
+        if found is None:
+            return GENERAL
+        k, pos, q = found
+    else:
+        k, pos, q = 0, i, i
+        if text[i] == " ":
+            q = pat.spaces(text, i).end()  # type: ignore[union-attr]
+    ch = text[q]
+    if ch == "\t":
+        return GENERAL  # columns: the general code counts them
     all_matched = k == len(blocks)
     kind = t.leaf
     if ch == "\n":
@@ -158,7 +211,7 @@ def _line(t: MarkdownTracker, text: str, i: int, e: int) -> int:
                 fence.closes_line(t, text, q)
             return e + 1
         if kind is Leaf.HTML:
-            return -1
+            return GENERAL
         if indent >= CODE_INDENT:  # indented code goes on
             return e + 1
     if indent >= CODE_INDENT:
@@ -166,30 +219,25 @@ def _line(t: MarkdownTracker, text: str, i: int, e: int) -> int:
             del blocks[k:]
             t.open_leaf(Leaf.INDENTED)
             return e + 1
-        return _text_line(t, q)
-    pat = _patterns()
+        return INLINE - q
     m = None
     if ch in pat.plain_ascii or ((m := pat.block_line.match(text, q)) is None
                                  and pat.starts_no_block.match(text, q)):
         if kind is not Leaf.PARAGRAPH:  # else a continuation line, or a lazy one
             del blocks[k:]
             t.open_leaf(Leaf.PARAGRAPH)
-        return _text_line(t, q)
+        return INLINE - q
     if m is None:
-        return -1
+        return GENERAL
     return _start(t, text, q, e, k, indent, m, all_matched and kind is Leaf.PARAGRAPH)
-
-
-def _text_line(t: MarkdownTracker, q: int) -> int:
-    t.move(Mode.INLINE, "a paragraph line")
-    return q
 
 
 def _containers(t: MarkdownTracker, text: str, i: int) -> tuple[int, int, int] | None:
     """Stage 0: the containers the line continues (k of them); `pos` is where the last
     one's content starts, `q` the next non-space character. None: a tab."""
-    spaces = syntax().spaces.match
-    quote_marker = syntax().quote_marker
+    syn = syntax()
+    spaces = syn.spaces.match
+    quote_marker = syn.quote_marker
     blocks = t.blocks
     pos = i
     k = 0
@@ -229,7 +277,7 @@ def _blank(t: MarkdownTracker, k: int, all_matched: bool, e: int) -> int:
         if kind is Leaf.FENCE or kind is Leaf.INDENTED:
             return e + 1
         if kind is Leaf.HTML and t.html_kind < 6:
-            return -1
+            return GENERAL
     if kind is not Leaf.NONE:
         t.close_leaf()
     del t.blocks[k:]
@@ -241,47 +289,53 @@ def _start(t: MarkdownTracker, text: str, q: int, e: int, k: int, indent: int,
     """A block start the shortcut decides itself (`m` of `block_line` at text[q])."""
     shape = m.lastgroup
     if shape == "fence":
-        return e + 1 if fence.line_open(t, text, q, m.end(), e, k) else -1
+        return e + 1 if fence.line_open(t, text, q, m.end(), e, k) else GENERAL
     if shape == "heading":
         leaf.atx_line_open(t, k)
     elif not container.item_line_open(t, m.group("ordered"), interrupts, indent,
                                       m.end() - q, k):
-        return -1
-    t.move(Mode.INLINE, f"a {shape} line")
-    return m.end()
+        return GENERAL
+    return INLINE - m.end()
 
 
-def _inline(t: MarkdownTracker, text: str, i: int, e: int, n: int) -> int:
+def _inline(t: MarkdownTracker, text: str, i: int, e: int, n: int, pat: _Lines) -> int:
     """Inline text from i to the line ending at e. Returns where the next line starts,
     or -(position + 1) when the general code takes over there."""
     s = t.inline
-    if t.worlds.split:
-        return _general(t, text, i, n)
-    if s.line_fresh and s.defs == DEFS_YES:
-        if s.title_next or links.can_start_definition(text[i]):
+    if s.line_fresh:  # the first line of a paragraph: a definition?
+        if s.title_next or text[i] in pat.definition_first or s.defs != DEFS_YES:
             return _general(t, text, i, n)
         s.line_fresh = False
         s.defs = DEFS_NO
-    syn = syntax()
-    # A copy of the line: `in` is cheaper than bounded searches; a very long line goes
-    # the general way instead.
-    line = text[i:e + 1] if e - i < LINE_COPY_MAX else ""
-    if (not line or syn.backslash in line or syn.backtick + syn.backtick in line
-            or syn.link_open in line or syn.link_close in line
-            or (syn.tag_open in line and not dead_tags_only(line, syn.tag_open))):
+    # (The state is quiet here: `ready` said so, and a line the general code ends
+    # leaves it so, but for candidates, which `_general` hands back.)
+    if t.worlds.split:
         return _general(t, text, i, n)
-    runs = line.count(syn.backtick)
+    # A copy of the line: `in` is cheaper than a search; a very long line goes the
+    # general way instead.
+    line = text[i:e + 1] if e - i < LINE_COPY_MAX else ""
+    if (not line or pat.backslash in line or pat.link_open in line
+            or pat.link_close in line or pat.double_run in line
+            or (pat.tag_open in line and not dead_tags_only(line, pat.tag_open))):
+        return _general(t, text, i, n)
+    runs = text.count(pat.backtick, i, e)
     if runs and (runs & 1 or s.stack):  # (else they pair up among themselves)
         code_span.single_runs(s, runs)
-    links.record(s, line[:-1])
-    runner.eol(s)
+    if s.serial:  # a bracket opened in this paragraph: labels need the text
+        links.record(s, line[:-1])
+        links.record(s, "\n")
+    else:
+        s.offset += e + 1 - i
+    s.last = "\n"
     if t.heading:  # the line ends the heading
         t.heading = False
         t.close_leaf()
-    return t.end_line(text, e)
+    return e + 1
 
 
 def _general(t: MarkdownTracker, text: str, i: int, n: int) -> int:
+    if not t.in_mode(Mode.INLINE):
+        t.move(Mode.INLINE, "paragraph text the shortcut leaves")
     i = t.inline_feed(text, i, n)
     if not t.in_mode(Mode.LINE_START) or t.inline.cands or i >= n:
         return -i - 1

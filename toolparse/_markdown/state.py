@@ -28,38 +28,41 @@ __all__ = ["Mode", "Leaf", "TRANSITIONS", "TrackerStateError", "Container", "Nee
            "Outcome", "check_move"]
 
 
-class Mode(enum.Enum):
+# (Integer enums: they hash as ints, in C, which the transition table's look-ups on
+# the hot path need; plain Enum members hash through a Python method.)
+
+class Mode(enum.IntEnum):
     """What the characters of the current line mean."""
 
-    LINE_START = "line start"   # the line's block structure is not decided yet
-    INLINE = "inline"           # paragraph or heading content
-    CODE_LINE = "code line"     # nothing on the rest of the line has a meaning
-    HTML_LINE = "html line"     # a line of an HTML block (only its end condition)
-    SPEC_FENCE = "possible fence"   # 3+ backticks; a later backtick makes it text
-    SPEC_HTML7 = "possible html7"   # a `<` line that may be one whole tag
+    LINE_START = 0   # the line's block structure is not decided yet
+    INLINE = 1       # paragraph or heading content
+    CODE_LINE = 2    # nothing on the rest of the line has a meaning
+    HTML_LINE = 3    # a line of an HTML block (only its end condition)
+    SPEC_FENCE = 4   # 3+ backticks; a later backtick makes it text
+    SPEC_HTML7 = 5   # a `<` line that may be one whole tag
 
 
-class Leaf(enum.Enum):
+class Leaf(enum.IntEnum):
     """The innermost open block that is not a container."""
 
-    NONE = "none"
-    PARAGRAPH = "paragraph"
-    HEADING = "heading"
-    FENCE = "fenced code"
-    INDENTED = "indented code"
-    HTML = "html block"
+    NONE = 0
+    PARAGRAPH = 1
+    HEADING = 2
+    FENCE = 3
+    INDENTED = 4
+    HTML = 5
 
 
-class Outcome(enum.Enum):
+class Outcome(enum.IntEnum):
     """What the line-start machine decided the rest of the line is."""
 
-    CODE = "code"               # a line of code: the rest means nothing
-    HTML = "html"               # a line of an HTML block
-    INLINE = "inline"           # paragraph text (new, continued or lazy)
-    HEADING = "heading"         # ATX heading content
-    FENCE_SPEC = "fence?"       # a possible backtick fence opener
-    HTML7_SPEC = "html7?"       # a possible HTML block of kind 7
-    DONE = "done"               # a decided line with nothing after (break, closing fence)
+    CODE = 0         # a line of code: the rest means nothing
+    HTML = 1         # a line of an HTML block
+    INLINE = 2       # paragraph text (new, continued or lazy)
+    HEADING = 3      # ATX heading content
+    FENCE_SPEC = 4   # a possible backtick fence opener
+    HTML7_SPEC = 5   # a possible HTML block of kind 7
+    DONE = 6         # a decided line with nothing after (a break, a closing fence)
 
 
 TRANSITIONS: Final[dict[Mode, frozenset[Mode]]] = {
@@ -88,8 +91,8 @@ def check_move(mode: Mode, to: Mode, why: str) -> Mode:
     """`to`, if the tracker may go there from `mode`; else raise, naming both and `why`
     (the input or rule that asked for the move)."""
     if to not in TRANSITIONS[mode]:
-        raise TrackerStateError(f"Markdown tracker: no move from {mode.value!r} to "
-                                f"{to.value!r} (asked by {why})")
+        raise TrackerStateError(f"Markdown tracker: no move from {mode.name} to "
+                                f"{to.name} (asked by {why})")
     return to
 
 

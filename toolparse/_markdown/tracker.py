@@ -93,7 +93,7 @@ class MarkdownTracker:
 
     __slots__ = (
         "out", "next_ticket", "mode", "after_cr", "ls_dirty", "inline", "definitions",
-        "worlds",
+        "worlds", "scan",
         # blocks
         "blocks", "leaf", "fence_char", "fence_len", "html_kind", "html_tail",
         "html_closing", "heading",
@@ -123,6 +123,7 @@ class MarkdownTracker:
         self.definitions: set[str] = set()     # normalized labels of definitions
         self.inline = InlineState(self.out, self.definitions)  # (worlds.states[0])
         self.worlds = Worlds(self.inline, self.out)
+        self.scan = runner.scan_patterns().search.search  # the next inline marker
         self.blocks: list[Container] = []      # open containers, outermost first
         self.leaf = Leaf.NONE
         self.fence_char = ""                   # the open fence's character ...
@@ -146,8 +147,9 @@ class MarkdownTracker:
     def feed(self, text: str) -> list[Resolution]:
         """Consume `text` as Markdown; return the tickets this text resolved."""
         s = self.inline
-        if (self.mode is Mode.INLINE and not self.out and runner.quiet(s) and not s.serial
-                and runner.scan_patterns().search.search(text) is None):
+        if (self.mode is Mode.INLINE and not self.out and self.scan(text) is None
+                and not (s.cands or s.esc or s.run or s.line_fresh or s.serial)
+                and s.closed is None):
             if text:  # mid-line paragraph text with nothing that changes state
                 s.offset += len(text)
                 s.last = text[-1]
@@ -257,7 +259,7 @@ class MarkdownTracker:
         worlds = self.worlds
         if worlds.votes or self.inline.out is not self.out:
             worlds.collect()
-        worlds.definitions_changed()
+            worlds.definitions_changed()
         out = self.out
         if not out:
             return []
@@ -321,7 +323,9 @@ class MarkdownTracker:
                     j += 1
             else:
                 self.after_cr = True
-        self.move(Mode.LINE_START, "a line ending")
+        if Mode.LINE_START not in TRANSITIONS[self.mode]:
+            check_move(self.mode, Mode.LINE_START, "a line ending")
+        self.mode = Mode.LINE_START
         if self.ls_dirty:
             self.reset_line()
         return j + 1
@@ -388,7 +392,7 @@ class MarkdownTracker:
 
     def inline_eol(self) -> None:
         s = self.inline
-        if not self.worlds.split and links.fork_needed(s, "") is None:
+        if not self.worlds.split and (s.closed is None or links.fork_needed(s, "") is None):
             runner.eol(s)
         else:
             self.each_state(runner.eol)
@@ -398,7 +402,7 @@ class MarkdownTracker:
 
     def inline_atom(self, raw: str) -> None:
         s = self.inline
-        if not self.worlds.split and links.fork_needed(s, "") is None:
+        if not self.worlds.split and (s.closed is None or links.fork_needed(s, "") is None):
             runner.atom(s, raw)
         else:
             self.each_state(lambda st: runner.atom(st, raw))
@@ -408,7 +412,7 @@ class MarkdownTracker:
         (PENDING), False if it is outside code for certain in every world."""
         s = self.inline
         worlds = self.worlds
-        if not worlds.split and links.fork_needed(s, "") is None:
+        if not worlds.split and (s.closed is None or links.fork_needed(s, "") is None):
             return runner.ticket(s, number)
         self.each_state(runner.prepare)
         states = worlds.states
@@ -431,7 +435,8 @@ class MarkdownTracker:
     def open_leaf(self, kind: Leaf) -> None:
         """Open a leaf block inside the innermost container (the state change every
         way of deciding a line makes)."""
-        self.close_leaf()
+        if self.leaf is not Leaf.NONE:
+            self.close_leaf()
         if self.blocks:
             self.blocks[-1].has_child = True
         self.leaf = kind
@@ -441,8 +446,13 @@ class MarkdownTracker:
             runner.begin_heading(self.inline)
 
     def close_leaf(self) -> None:
-        if self.leaf is Leaf.PARAGRAPH or self.leaf is Leaf.HEADING:
-            self.end_paragraph()
+        leaf_ = self.leaf
+        if leaf_ is Leaf.PARAGRAPH or leaf_ is Leaf.HEADING:
+            worlds = self.worlds
+            if worlds.split or worlds.votes or self.inline.out is not self.out:
+                worlds.end_paragraph()
+            else:  # (one world: what `Worlds.end_paragraph` would do)
+                runner.end_paragraph(self.inline)
         self.leaf = Leaf.NONE
 
     def close_unmatched(self) -> None:
@@ -562,7 +572,7 @@ class MarkdownTracker:
         self.lb_len = 0
         self.marks = []
         self.heading = outcome is Outcome.HEADING
-        self.move(ENTERS[outcome], f"the line-start outcome {outcome.value!r}")
+        self.move(ENTERS[outcome], "a line start decided")
         if outcome is Outcome.FENCE_SPEC:
             self.spec_backtick = False
             run = self.spec_run

@@ -19,8 +19,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from toolparse._markdown.inlines.state import DEAD, Candidate, InlineState
-from toolparse._markdown.inlines.views import push_candidate, room
+from toolparse._markdown.inlines.state import DEAD, MAX_CANDIDATES, Candidate, InlineState
+from toolparse._markdown.inlines.views import push_candidate
 from toolparse._markdown import syntax as tuning
 from toolparse._markdown.syntax import INLINE_AUTOMATA, automata, syntax
 from toolparse._syntax.dfa import DFA
@@ -159,7 +159,7 @@ def dead_tags_only(line: str, tag_open: str) -> bool:
 def tag_open(s: InlineState, text: str, i: int, n: int) -> int:
     """An unescaped `<` just before text[i] in the last view: a candidate, unless it
     is decided at once. Returns where the scan goes on."""
-    if not room(s):
+    if len(s.cands) >= MAX_CANDIDATES:
         return i
     syn = syntax()
     opener = syn.tag_open

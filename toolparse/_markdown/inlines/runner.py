@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from toolparse._markdown.inlines import code_span, links, raw_html
 from toolparse._markdown.inlines.state import (
-    CODE_MARK, DEFS_NO, DEFS_YES, InlineState, Resolution)
+    CODE_MARK, DEFS_NO, DEFS_YES, InlineState, Opener, Resolution)
 from toolparse._markdown.inlines.tickets import attach
 from toolparse._markdown.inlines.views import step_candidates
 from toolparse._markdown.syntax import automata, syntax
@@ -94,6 +94,15 @@ def begin_heading(s: InlineState) -> None:
 def end_paragraph(s: InlineState) -> None:
     """The paragraph (or heading) ends: every open ticket is text, except those a span
     in the surviving view (every candidate fails) already covers."""
+    if not (s.stack or s.cands or s.branch or s.serial or s.run):
+        s.offset = 0  # nothing was kept: the light part of `reset`
+        s.defs = DEFS_NO
+        s.title_next = s.line_fresh = s.esc = False
+        s.last = ""
+        s.esc_end = -1
+        s.assumed.clear()
+        s.tainted = False
+        return
     out = s.out
     if s.run:
         code_span.end_run(s)
@@ -122,7 +131,8 @@ def prepare(s: InlineState) -> None:
 def ticket(s: InlineState, number: int) -> bool:
     """A tool tag at the current position: attach `number` and return True, or return
     False when it is outside code for certain (no stuck opener)."""
-    prepare(s)
+    if s.run or s.closed is not None or s.line_fresh:
+        prepare(s)
     if not s.stack:
         return False
     attach(s, number)
@@ -173,7 +183,7 @@ def feed(s: InlineState, text: str, i: int, n: int, bulk: bool) -> int:
     (no container is open, not a heading)."""
     start = i
     while True:
-        if not quiet(s):
+        if s.cands or s.esc or s.run or s.closed is not None or s.line_fresh:  # (quiet)
             if i > start:
                 s.last = text[i - 1]
             i = _slow(s, text, i, n)
@@ -218,32 +228,17 @@ def _fast(s: InlineState, text: str, i: int, n: int, bulk: bool) -> int:
                     s.run, s.run_esc = k - j, False
                     i = n
                     break
-                index = s.len_at.get(k - j)  # (no candidate: view 0)
+                length = k - j
+                index = s.len_at.get(length)  # (no candidate: view 0)
                 if index is not None:
                     code_span.close_at(s, index, 0)
-                else:
-                    code_span.push(s, k - j)
+                else:  # (code_span.push)
+                    stack = s.stack
+                    s.len_at[length] = len(stack)
+                    stack.append(Opener(length, len(stack), (s.head, s.inactive)))
                 i = k
             elif ch == backslash:
-                if j + 1 == n:
-                    s.esc = True
-                    i = n
-                    break
-                nxt = text[j + 1]
-                if nxt == backtick:
-                    run = runs(text, j + 1)
-                    k = run.end() if run is not None else j + 2
-                    if k == n:
-                        s.run, s.run_esc = k - j - 1, True
-                        i = n
-                        break
-                    code_span.close_or_push(s, k - j - 1, True)
-                    i = k
-                elif nxt == "\n" or nxt == "\r":
-                    i = j + 1
-                else:
-                    i = j + 2
-                    s.esc_end = s.offset + (i - base)
+                i = _escape(s, text, j, n, base)
             elif ch == tag_open:
                 i = raw_html.tag_open(s, text, j + 1, n)
                 if s.cands:
@@ -263,8 +258,33 @@ def _fast(s: InlineState, text: str, i: int, n: int, bulk: bool) -> int:
                 if s.closed is not None:
                     break
     finally:
-        links.record(s, text[base:i])
+        if s.serial:
+            links.record(s, text[base:i])
+        else:
+            s.offset += i - base
     return i
+
+
+def _escape(s: InlineState, text: str, j: int, n: int, base: int) -> int:
+    """The backslash text[j] in the fast loop (`s.offset` is at text[base]); returns
+    where the loop goes on."""
+    if j + 1 == n:
+        s.esc = True
+        return n
+    nxt = text[j + 1]
+    syn = syntax()
+    if nxt == syn.backtick:
+        run = syn.backtick_run.match(text, j + 1)
+        k = run.end() if run is not None else j + 2
+        if k == n:
+            s.run, s.run_esc = k - j - 1, True
+            return n
+        code_span.close_or_push(s, k - j - 1, True)
+        return k
+    if nxt == "\n" or nxt == "\r":
+        return j + 1
+    s.esc_end = s.offset + (j + 2 - base)
+    return j + 2
 
 
 def _bracket(s: InlineState, opening: bool, prev: str) -> None:

@@ -67,7 +67,8 @@ def pending_tickets(s: InlineState) -> list[int]:
 class Worlds:
     """The live inline states of the open paragraph, and the votes of their worlds."""
 
-    __slots__ = ("states", "worlds", "votes", "waiting", "out", "definitions", "known")
+    __slots__ = ("states", "worlds", "votes", "waiting", "out", "definitions", "known",
+                 "split")
 
     def __init__(self, first: InlineState, out: list[Resolution]) -> None:
         self.states = [first]           # live states; states[0] is the tracker's
@@ -77,10 +78,7 @@ class Worlds:
         self.out = out                  # the tracker's resolutions
         self.definitions = first.definitions
         self.known = 0                  # len(definitions) when votes were last checked
-
-    @property
-    def split(self) -> bool:
-        return len(self.states) > 1
+        self.split = False              # more than one state is live
 
     # ----------------------------------------------------------------- splitting
 
@@ -105,6 +103,7 @@ class Worlds:
         twin.assumed[label] = True
         self.states.append(twin)
         self.worlds.append(twin_worlds)
+        self.split = True
         for ticket in pending_tickets(twin):
             self.waiting[ticket] = self.waiting.get(ticket, 1) + 1
 
@@ -130,6 +129,7 @@ class Worlds:
                 self.waiting[ticket] -= 1
             del self.states[k]
             del self.worlds[k]
+        self.split = len(self.states) > 1
         if len(self.states) == 1:
             self.states[0].out = self.out
 
@@ -184,6 +184,9 @@ class Worlds:
 
     def end_paragraph(self) -> None:
         """Every state resolves its tickets; one state goes on, for every world."""
+        if not self.split and not self.votes and self.states[0].out is self.out:
+            runner.end_paragraph(self.states[0])
+            return
         for s in self.states:
             runner.end_paragraph(s)
         self.collect()
@@ -191,6 +194,7 @@ class Worlds:
         first.out = self.out
         self.states = [first]
         self.worlds = [[{}]]
+        self.split = False
         self.decide()
 
     def finish(self) -> None:
