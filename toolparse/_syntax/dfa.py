@@ -40,6 +40,9 @@ class DFA:
                 "".join(row) if self.default[n] == n and len(row) <= 4 and not self.final[n]
                 else None for n, row in enumerate(self.table)))
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> DFA:
+        return self  # immutable tables: a copied tracker shares them
+
     def run(self, state: int, text: str) -> int:
         """The state after `text` from `state`, or -1 once no match is possible."""
         table, default = self.table, self.default

@@ -1,0 +1,206 @@
+"""HTML blocks (CommonMark 4.6; SPEC 4.4).
+
+Grammar: HTML_BLOCK_1_START .. HTML_BLOCK_6_START, HTML_BLOCK_7_LINE,
+HTML_BLOCK_1_END .. HTML_BLOCK_5_END.
+
+*Start*, at a line's first non-space `<`: kinds 1-6 by their start patterns (they may
+interrupt a paragraph); kind 7 when the whole line is one complete open or closing tag
+(it may not), which only the line's end can tell: the line is *speculated* (mode
+SPEC_HTML7, stepped through the HTML_BLOCK_7_LINE automaton and held) until the tag
+fails (a paragraph after all) or the line ends. *Continue*: kinds 1-5 end with the
+line that holds their end condition (searched in every line, the first included),
+kinds 6 and 7 at a blank line. No fence, span or indented code opens inside one.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING
+
+import regex
+
+from toolparse._markdown.state import Leaf, Mode, NeedMore, Outcome
+from toolparse._markdown.syntax import automata, syntax
+
+if TYPE_CHECKING:
+    from toolparse._markdown.tracker import MarkdownTracker
+
+__all__ = ["start_kind", "start", "continues", "feed", "atom", "spec_feed", "spec_atom",
+           "spec_to_paragraph", "first_line_kind"]
+
+
+class _HtmlSyntax:
+    __slots__ = ("starts", "ends", "end_width")
+
+    def __init__(self) -> None:
+        syn = syntax()
+        self.starts: tuple[regex.Pattern[str], ...] = tuple(
+            syn.partial(f"HTML_BLOCK_{kind}_START") for kind in range(1, 7))
+        ends: list[re.Pattern[str] | None] = [None]
+        ends += [syn.compiled(f"HTML_BLOCK_{kind}_END") for kind in range(1, 6)]
+        self.ends: tuple[re.Pattern[str] | None, ...] = (*ends, None, None)
+        self.end_width = max(syn.widths[f"HTML_BLOCK_{kind}_END"] for kind in range(1, 6))
+
+
+@functools.cache
+def _syntax() -> _HtmlSyntax:
+    return _HtmlSyntax()
+
+
+def open_block(t: MarkdownTracker, kind: int) -> None:
+    t.open_leaf(Leaf.HTML)
+    t.html_kind, t.html_tail, t.html_closing = kind, "", False
+
+
+# ----------------------------------------------------------------------- start
+
+def start_kind(buf: str, i: int) -> int:
+    """The kind (1-6) of HTML block starting at buf[i], or 0."""
+    for kind, pattern in enumerate(_syntax().starts, 1):
+        m = pattern.match(buf, i, partial=True)
+        if m is not None:
+            if m.partial:
+                raise NeedMore(None)
+            return kind
+    return 0
+
+
+def first_line_kind(probe: str, at: int) -> int:
+    """Like `start_kind` on a whole first line (no "need more")."""
+    for kind, pattern in enumerate(_syntax().starts, 1):
+        m = pattern.match(probe, at, partial=True)
+        if m is not None and not m.partial:
+            return kind
+    return 0
+
+
+def start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
+          in_para: bool) -> tuple[Outcome, int] | None:
+    if buf[i] != syntax().tag_open:
+        return None
+    kind = start_kind(buf, i)
+    if kind:
+        t.close_unmatched()
+        open_block(t, kind)
+        return Outcome.HTML, i
+    if not in_para and not (not t.ls_closed and t.leaf is Leaf.PARAGRAPH):
+        t.close_unmatched()
+        t.goto(i, col)
+        return Outcome.HTML7_SPEC, i
+    return None
+
+
+# -------------------------------------------------------------------- continue
+
+def continues(t: MarkdownTracker, blank: bool) -> bool:
+    """Stage 1 with an HTML block open: does this line belong to it?"""
+    if blank and t.html_kind >= 6:
+        return False
+    t.html_tail = ""
+    t.html_closing = False
+    return True
+
+
+def feed(t: MarkdownTracker, text: str, i: int, n: int) -> int:
+    """Mode HTML_LINE: look for the end condition up to the line end."""
+    m = syntax().eol_scan.search(text, i)
+    j = m.start() if m else n
+    kind = t.html_kind
+    if kind <= 5 and not t.html_closing and j > i:
+        html = _syntax()
+        seg = t.html_tail + text[i:j]
+        end = html.ends[kind]
+        assert end is not None
+        if end.search(seg) is not None:
+            t.html_closing = True
+        else:
+            t.html_tail = seg[-(html.end_width - 1):]
+    if m is None:
+        return n
+    if t.html_closing:
+        t.leaf = Leaf.NONE
+    return t.end_line(text, j)
+
+
+def atom(t: MarkdownTracker, raw: str) -> None:
+    """A tool block inside an HTML block. Its lines are no Markdown lines (a blank
+    line in it does not end the block), but an end condition of kinds 1-5 in its
+    text ends the block with this line, as markdown-it, which sees that text, does."""
+    kind = t.html_kind
+    if kind <= 5 and not t.html_closing:
+        end = _syntax().ends[kind]
+        assert end is not None
+        if end.search(raw) is not None:
+            t.html_closing = True
+    t.html_tail = ""
+
+
+# ------------------------------------------------------- speculated kind-7 line
+
+def spec_feed(t: MarkdownTracker, text: str, i: int, n: int) -> int:
+    dfa = automata().html_block_7
+    table, default = dfa.table, dfa.default
+    state = t.spec_dfa
+    backtick = syntax().backtick
+    j = i
+    while j < n:
+        ch = text[j]
+        if ch == "\n" or ch == "\r":
+            break
+        nxt = table[state].get(ch, default[state])
+        if nxt < 0:
+            break
+        if ch == backtick:
+            t.spec_backtick = True
+        state = nxt
+        j += 1
+    if j > i:
+        t.hold(text[i:j])
+    t.spec_dfa = state
+    if j == n:
+        return n
+    if (text[j] == "\n" or text[j] == "\r") and dfa.final[state]:
+        _to_block(t)
+        return j
+    spec_to_paragraph(t)
+    return j
+
+
+def _to_block(t: MarkdownTracker) -> None:
+    marks = t.marks
+    t.lb_parts, t.lb_len, t.marks = [], 0, []
+    open_block(t, 7)
+    t.move(Mode.HTML_LINE, "the end of a line that is one tag")
+    t.resolve_marks(marks, False)
+
+
+def spec_atom(t: MarkdownTracker, raw: str, first: str, has_eol: bool) -> None:
+    """A tool block on a line that may be an HTML block of kind 7: its first line
+    decides (its line ending ends the line for that decision)."""
+    dfa = automata().html_block_7
+    state = dfa.run(t.spec_dfa, first)
+    if state < 0 or (has_eol and not dfa.final[state]):
+        spec_to_paragraph(t)
+        t.inline_atom(raw)
+    elif has_eol:
+        _to_block(t)
+    else:
+        t.spec_dfa = state
+        t.marks.append((t.lb_len, raw))
+
+
+def spec_to_paragraph(t: MarkdownTracker) -> None:
+    buf = t.held_line()
+    marks = t.marks
+    t.lb_parts, t.lb_len, t.marks = [], 0, []
+    t.open_leaf(Leaf.PARAGRAPH)
+    t.move(Mode.INLINE, "a line that is not one tag")
+    t.heading = False
+    t.replay(buf, 0, marks)
+
+
+def spec_enter(t: MarkdownTracker) -> None:
+    """The line-start machine chose SPEC_HTML7."""
+    t.spec_backtick = False
+    t.spec_dfa = automata().html_block_7.initial

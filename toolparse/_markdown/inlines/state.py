@@ -1,0 +1,266 @@
+"""The inline state of the open paragraph or heading, in one place.
+
+The inline phase is CommonMark's left-to-right inline scan turned inside out: the
+text arrives in pieces, so every construct that may still turn out either way is kept
+as a hypothesis until a later character decides it (theory in `runner.py`). This
+module holds that state and nothing else; the rules that change it are in this
+package, one concern per file:
+
+    code_span.py   backtick runs, the stack of stuck openers, backslash escapes
+    raw_html.py    raw inline HTML and autolinks (candidates)
+    links.py       brackets, inline links and images, references, definitions
+    tickets.py     the streaming tickets of SPEC 4.3
+
+*Views.* While candidates (a `<` that may be a tag, a `](` that may be a link's tail, a
+definition) are alive, the state splits into views: view j is "candidates 0..j-1 fail,
+candidate j completes" (its text is consumed by candidate j), and the last view is
+"every candidate fails". Views share the opener stack by prefix (`bases[j]` is the
+stack height when candidate j started) and the bracket stack by persistent nodes
+(`snaps[j]` is the bracket state when candidate j started).
+
+Bounds: the opener stack holds runs of distinct lengths (O(sqrt(paragraph))); at most
+`MAX_CANDIDATES` candidates; the bracket stack at most `MAX_BRACKETS` deep (a deeper
+`[` is literal text, as if unmatched); label text is kept for the last
+`LABEL_WINDOW` characters only (a longer label is no label).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from toolparse._syntax.dfa import DFA
+
+__all__ = ["InlineState", "Opener", "BranchTicket", "Bracket", "Candidate",
+           "ALIVE", "COMPLETE", "DEAD", "CODE_MARK", "MAX_CANDIDATES", "MAX_BRACKETS",
+           "LABEL_WINDOW", "DEFS_NO", "DEFS_YES", "Resolution"]
+
+Resolution = tuple[int, bool]
+
+# How many candidates may be alive at once (each inside the text of the previous). A
+# `<` or `](` beyond that is read as literal text.
+MAX_CANDIDATES = 4
+# How deep link brackets nest. A `[` beyond that is literal (no link can open there).
+MAX_BRACKETS = 64
+# A link label is at most 999 characters between its brackets (CommonMark 4.7).
+LABEL_WINDOW = 1001
+
+ALIVE, COMPLETE, DEAD = 0, 1, 2
+CODE_MARK = "code"  # a branch ticket's verdict at one level: it is in a span there
+
+# The definitions phase of a paragraph (CommonMark 4.7: definitions only at its start).
+DEFS_NO = 0    # inline content has begun (or a heading): no definition can follow
+DEFS_YES = 1   # only complete definitions so far: a line may begin another
+
+
+class Bracket:
+    """An open `[` or `![` (a persistent stack node: views share them)."""
+
+    __slots__ = ("serial", "image", "parent", "depth", "start", "ref_for", "ref_text")
+
+    def __init__(self, serial: int, image: bool, parent: Bracket | None, start: int,
+                 ref_for: Bracket | None, ref_text: str | None) -> None:
+        self.serial = serial    # order of creation: a link deactivates the older ones
+        self.image = image
+        self.parent = parent
+        self.depth: int = parent.depth + 1 if parent is not None else 1
+        self.start = start      # inline offset just after the `[`
+        self.ref_for = ref_for  # `[text][label]`: this is the label of `text` ...
+        self.ref_text = ref_text  # ... whose raw text this is (None: too long)
+
+
+BracketState = tuple["Bracket | None", int]  # (top, serials below this are inactive)
+
+
+class Opener:
+    """A stuck backtick run: an opener not closed so far."""
+
+    __slots__ = ("length", "index", "tickets", "alive", "brackets")
+
+    def __init__(self, length: int, index: int, brackets: BracketState) -> None:
+        self.length = length
+        self.index = index
+        self.tickets: list[int] = []
+        self.alive = True
+        self.brackets = brackets  # the bracket state before it (restored if it closes)
+
+
+class BranchTicket:
+    """A ticket issued while candidates were alive: one attachment per view.
+
+    `attach[j]` is the opener the ticket follows in view j (None: no opener, text for
+    sure there), or `CODE_MARK`. Views past the end of the list share the last entry
+    (they were created after the ticket).
+    """
+
+    __slots__ = ("ticket", "attach")
+
+    def __init__(self, ticket: int, attach: list[Any]) -> None:
+        self.ticket = ticket
+        self.attach = attach
+
+
+class Candidate:
+    """Text that may still turn out to be one inline construct, stepped through its
+    automata. Subclasses say what completing or failing changes (`links.py`)."""
+
+    __slots__ = ("dfas", "live", "states", "which")
+
+    def __init__(self, dfas: tuple[DFA, ...], states: list[int], live: int) -> None:
+        self.dfas = dfas
+        self.states = states
+        self.live = live  # how many automata are still alive
+        self.which = -1   # the automaton that completed
+
+    def step(self, ch: str) -> int:
+        alive = False
+        states = self.states
+        for k, dfa in enumerate(self.dfas):
+            s = states[k]
+            if s < 0:
+                continue
+            s = dfa.table[s].get(ch, dfa.default[s])
+            states[k] = s
+            if s >= 0:
+                if dfa.final[s]:
+                    self.which = k
+                    return COMPLETE
+                alive = True
+            else:
+                self.live -= 1
+        return ALIVE if alive else DEAD
+
+    def skip(self, text: str, i: int, n: int, stops: str) -> int:
+        """With one automaton left alive, step it over text[i:n] while the characters
+        have no inline meaning (none of `stops`) and leave it alive and incomplete,
+        which is all `step` would do with them; return where that stops."""
+        states = self.states
+        k = 0
+        while states[k] < 0:
+            k += 1
+        dfa = self.dfas[k]
+        table, default, final = dfa.table, dfa.default, dfa.final
+        s = states[k]
+        while i < n:
+            ch = text[i]
+            if ch in stops:
+                break
+            t = table[s].get(ch, default[s])
+            if t < 0 or final[t]:
+                break
+            s = t
+            i += 1
+        states[k] = s
+        return i
+
+    def clone(self) -> Candidate:
+        twin = object.__new__(type(self))
+        for cls in type(self).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                value = getattr(self, name)
+                setattr(twin, name, list(value) if isinstance(value, list) else value)
+        return twin
+
+    def completed(self, s: InlineState, level: int) -> None:
+        """Candidate `level` completed; its view is now the last one."""
+
+    def failed(self, s: InlineState, level: int) -> None:
+        """Candidate `level` failed; the views after it move up one."""
+
+
+class InlineState:
+    """Everything the inline phase of one paragraph (or heading) remembers."""
+
+    __slots__ = (
+        "out", "definitions", "stack", "len_at", "cands", "bases", "snaps", "branch",
+        "run", "run_esc", "esc", "head", "inactive", "serial", "closed",
+        "offset", "recent", "recent_len", "defs", "title_next", "line_fresh", "last",
+        "esc_end", "closed_text", "assumed", "fork_label", "tainted",
+    )
+
+    def __init__(self, out: list[Resolution], definitions: set[str]) -> None:
+        self.out = out                  # resolutions for the tracker (shared list)
+        self.definitions = definitions  # normalized labels of the definitions seen
+        # code spans
+        self.stack: list[Opener] = []   # stuck openers, outermost first
+        self.len_at: dict[int, int] = {}  # opener length -> its index in `stack`
+        self.run = 0                    # length of a backtick run still arriving
+        self.run_esc = False            # ... whose first backtick was escaped
+        self.esc = False                # a backslash was the last character
+        # candidates and views
+        self.cands: list[Candidate] = []
+        self.bases: list[int] = []      # stack height when each candidate started
+        self.snaps: list[BracketState] = []  # bracket state when each started
+        self.branch: list[BranchTicket] = []
+        # links (the last view's brackets)
+        self.head: Bracket | None = None  # the innermost open bracket
+        self.inactive = 0               # brackets with a serial below this are inactive
+        self.serial = 0                 # the next bracket's serial
+        self.closed: Bracket | None = None  # a `]` just closed this; next char decides
+        self.offset = 0                 # inline characters so far in this paragraph
+        self.recent: deque[tuple[int, str]] = deque()  # (offset, text): the last characters
+        self.recent_len = 0
+        self.defs = DEFS_NO             # the definitions phase (DEFS_*)
+        self.title_next = False         # a definition's title may start this line
+        self.line_fresh = False         # the next character starts a paragraph line
+        self.last = ""                  # the last inline character (for `![`)
+        self.esc_end = -1               # inline offset just after the last escape pair
+        self.closed_text: str | None = None  # the raw text inside `closed`
+        # worlds (a label that a definition later in the document may still define)
+        self.assumed: dict[str, bool] = {}  # label -> assumed defined, in this world
+        self.fork_label: str | None = None  # stopped: this label must be assumed first
+        self.tainted = False            # past the bound on worlds: verdicts are code
+
+    def brackets(self) -> BracketState:
+        return self.head, self.inactive
+
+    def clone(self, out: list[Resolution]) -> InlineState:
+        """A copy that can go its own way (another world), resolving into `out`."""
+        twin = InlineState(out, self.definitions)
+        openers = {id(o): Opener(o.length, o.index, o.brackets) for o in self.stack}
+        for o in self.stack:
+            copy = openers[id(o)]
+            copy.tickets = list(o.tickets)
+        twin.stack = [openers[id(o)] for o in self.stack]
+        twin.len_at = dict(self.len_at)
+        twin.cands = [c.clone() for c in self.cands]
+        twin.bases = list(self.bases)
+        twin.snaps = list(self.snaps)
+        twin.branch = [BranchTicket(b.ticket, [openers.get(id(a), a) if isinstance(a, Opener)
+                                               else a for a in b.attach])
+                       for b in self.branch]
+        for name in ("run", "run_esc", "esc", "head", "inactive", "serial", "closed",
+                     "offset", "recent_len", "defs", "title_next", "line_fresh", "last",
+                     "esc_end", "closed_text", "tainted"):
+            setattr(twin, name, getattr(self, name))
+        twin.recent = deque(self.recent)
+        twin.assumed = dict(self.assumed)
+        return twin
+
+    def reset(self) -> None:
+        """The paragraph ended: forget everything but the shared lists."""
+        self.stack = []
+        self.len_at = {}
+        self.cands = []
+        self.bases = []
+        self.snaps = []
+        self.branch = []
+        self.run = 0
+        self.run_esc = False
+        self.esc = False
+        self.head = None
+        self.inactive = 0
+        self.closed = None
+        self.offset = 0
+        self.recent = deque()
+        self.recent_len = 0
+        self.defs = DEFS_NO
+        self.title_next = False
+        self.line_fresh = False
+        self.serial = 0
+        self.last = ""
+        self.esc_end = -1
+        self.closed_text = None
+        self.assumed = {}
+        self.fork_label = None
+        self.tainted = False

@@ -1,0 +1,183 @@
+"""The line-start machine: which blocks a line continues, ends and starts (commonmark.js
+`incorporateLine`, resumable), run over the table of block starts.
+
+At a line start the tracker holds the line's first characters (`lb_parts`) until its
+block structure is decided, in three stages:
+
+  0. the open containers it continues (`container.continue_all`);
+  1. whether it continues the open leaf (fence, indented code, HTML block, paragraph);
+  2. what it starts: `BLOCK_STARTS`, tried in order at the first non-space character
+     (at most 3 columns in), then indented code at 4 or more, then paragraph text.
+
+The registers (`ls_off`, `ls_col`, `ls_ptab`: offset, column, partly used tab) and
+the stage are saved after every decided step, and a step that runs out of text raises
+`NeedMore` before it changes anything, so a line cut anywhere resumes where it was.
+Most lines decide on their first non-space character. A line that may be a thematic
+break, a setext underline or a closing fence waits for a character that rules it out
+or for its end; while only such characters arrive, new pieces are appended without
+re-examination (the "wait set"). Consumed container markers are dropped from the held
+text, so a held line start stays short however it arrives.
+
+The whole-line shortcut (`lines.py`) decides the common lines from the same table: the
+rules that have a `line` pattern decide there, with the same state change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from toolparse._markdown.blocks import container, fence, html_block, indented, leaf
+from toolparse._markdown.state import Leaf, NeedMore, Outcome
+from toolparse._markdown.syntax import CODE_INDENT, TAB_STOP, syntax
+
+if TYPE_CHECKING:
+    from toolparse._markdown.tracker import MarkdownTracker
+
+__all__ = ["BlockRule", "BLOCK_STARTS", "machine", "nns", "advance"]
+
+StartRule = Callable[["MarkdownTracker", str, int, int, int, bool], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class BlockRule:
+    """One entry of the block-start table (commonmark.js `blockStarts`)."""
+
+    name: str              # the block it starts
+    start: StartRule       # (tracker, line, offset, column, indent, in_paragraph) ->
+                           # None (no), True (a container opened), (Outcome, offset)
+    terminals: tuple[str, ...]  # the grammar terminals it starts with
+    section: str           # CommonMark 0.31.2 section
+
+
+BLOCK_STARTS: tuple[BlockRule, ...] = (
+    BlockRule("block quote", container.quote_start, ("BLOCKQUOTE_MARKER",), "5.1"),
+    BlockRule("ATX heading", leaf.atx_start, ("ATX_HEADING_MARKER",), "4.2"),
+    BlockRule("fenced code", fence.start, ("BACKTICK_FENCE", "TILDE_FENCE"), "4.5"),
+    BlockRule("HTML block", html_block.start,
+              tuple(f"HTML_BLOCK_{k}_START" for k in range(1, 7)) + ("HTML_BLOCK_7_LINE",),
+              "4.6"),
+    BlockRule("setext heading", leaf.setext_start, ("SETEXT_UNDERLINE",), "4.3"),
+    BlockRule("thematic break", leaf.thematic_start, ("THEMATIC_BREAK",), "4.1"),
+    BlockRule("list item", container.item_start,
+              ("BULLET_LIST_MARKER", "ORDERED_LIST_MARKER"), "5.2"),
+)
+
+
+# ------------------------------------------------------------------ registers
+
+def nns(t: MarkdownTracker, buf: str) -> tuple[int, int, bool]:
+    """The next non-space character from the registers: (offset, column, blank)."""
+    i = t.ls_off
+    col = t.ls_col
+    if i < len(buf):
+        ch = buf[i]
+        if ch != " " and ch != "\t":
+            return i, col, ch == "\n" or ch == "\r"
+    m = syntax().indent_run.match(buf, i)
+    if m is not None:
+        j = m.end()
+        run = buf[i:j]
+        if "\t" in run:
+            for ch in run:
+                col = col + TAB_STOP - col % TAB_STOP if ch == "\t" else col + 1
+        else:
+            col += j - i
+        i = j
+    if i >= len(buf):
+        raise NeedMore(syntax().wait_ws)
+    ch = buf[i]
+    return i, col, ch == "\n" or ch == "\r"
+
+
+def advance(t: MarkdownTracker, buf: str, count: int, columns: bool) -> None:
+    """Move the registers `count` characters (or columns: a tab may be used in part)."""
+    off, col, ptab = t.ls_off, t.ls_col, t.ls_ptab
+    n = len(buf)
+    while count > 0 and off < n:
+        ch = buf[off]
+        if ch == "\t":
+            to_tab = TAB_STOP - col % TAB_STOP
+            if columns:
+                ptab = to_tab > count
+                step = count if to_tab > count else to_tab
+                col += step
+                if not ptab:
+                    off += 1
+                count -= step
+            else:
+                ptab = False
+                col += to_tab
+                off += 1
+                count -= 1
+        elif ch == "\n" or ch == "\r":
+            break
+        else:
+            ptab = False
+            off += 1
+            col += 1
+            count -= 1
+    t.ls_off, t.ls_col, t.ls_ptab = off, col, ptab
+
+
+# ------------------------------------------------------------------- stages
+
+def machine(t: MarkdownTracker, buf: str) -> tuple[Outcome, int]:
+    """Run the stages over the held line `buf` (resumable); the outcome and where the
+    rest of the line starts, or NeedMore."""
+    if t.ls_stage == 0:
+        container.continue_all(t, buf)
+        t.ls_stage = 1
+        if t.ls_k < len(t.blocks) or t.leaf is Leaf.NONE:
+            t.ls_stage = 2
+            t.ls_closed = t.ls_k == len(t.blocks)
+    if t.ls_stage == 1:
+        decided = _continue_leaf(t, buf)
+        if decided is not None:
+            return decided
+        t.ls_stage = 2
+        t.ls_closed = t.ls_leaf_ok
+    return _starts(t, buf)
+
+
+def _continue_leaf(t: MarkdownTracker, buf: str) -> tuple[Outcome, int] | None:
+    """Stage 1: the open leaf, when every container continues."""
+    i, col, blank = nns(t, buf)
+    indent = col - t.ls_col
+    kind = t.leaf
+    if kind is Leaf.FENCE:
+        return fence.continue_line(t, buf, i, indent)
+    if kind is Leaf.INDENTED:
+        if indented.continues(indent, blank):
+            return Outcome.CODE, i
+        t.ls_leaf_ok = False
+    elif kind is Leaf.HTML:
+        if html_block.continues(t, blank):
+            return Outcome.HTML, i
+        t.ls_leaf_ok = False
+    else:  # paragraph
+        t.ls_leaf_ok = not blank
+    return None
+
+
+def _starts(t: MarkdownTracker, buf: str) -> tuple[Outcome, int]:
+    """Stage 2: the table of block starts, then indented code, then text."""
+    block_start = syntax().block_start.match
+    while True:
+        i, col, blank = nns(t, buf)
+        indent = col - t.ls_col
+        if indent >= CODE_INDENT:
+            decided = indented.start(t, buf, i, blank)
+            return decided if decided is not None else leaf.step_c(t, i, blank)
+        if block_start(buf[i]) is None:
+            return leaf.step_c(t, i, blank)
+        in_para = t.leaf is Leaf.PARAGRAPH and t.ls_leaf_ok and not t.ls_started
+        for rule in BLOCK_STARTS:
+            decided = rule.start(t, buf, i, col, indent, in_para)
+            if decided is True:
+                break  # a container opened: the next block start
+            if decided is not None:
+                return decided  # type: ignore[no-any-return]
+        else:
+            return leaf.step_c(t, i, blank)
