@@ -11,12 +11,10 @@ Cost: one parse of the text plus one tracker pass; linear.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal
 
 from toolparse._dialect import Dialect, resolve_dialect
-from toolparse._dialect.grammar import Grammar
 from toolparse._events import Event, Text
 from toolparse._markdown import Context, MarkdownTracker
 
@@ -43,7 +41,7 @@ def code_mentions(events: tuple[Event, ...] | list[Event], dialect: str | Dialec
                   ) -> list[CodeMention]:
     """Every block-start tag of `dialect` that the Markdown context put inside code, in
     the text of `events` (a `ParseResult.events`, or any chunking's events)."""
-    grammars = resolve_dialect(dialect)._grammars
+    resolved = resolve_dialect(dialect)
     tracker = MarkdownTracker()
     found: list[CodeMention] = []
     pending: dict[int, CodeMention] = {}
@@ -63,7 +61,7 @@ def code_mentions(events: tuple[Event, ...] | list[Event], dialect: str | Dialec
             lines += event.raw.count("\n")
             continue
         text, pos = event.text, 0
-        for m in _openers(grammars, text):
+        for m in resolved._block_starts(text):
             settle(tracker.feed(text[pos:m.start()]))
             context, ticket = tracker.context()
             if context is not Context.TEXT:
@@ -79,15 +77,6 @@ def code_mentions(events: tuple[Event, ...] | list[Event], dialect: str | Dialec
         lines += text.count("\n")
     settle(tracker.finish())
     return sorted(found, key=lambda mention: mention.start)
-
-
-def _openers(grammars: tuple[Grammar, ...], text: str) -> list[re.Match[str]]:
-    """The block-start tags of any of the grammars in `text`, in order (one per place)."""
-    found: dict[int, re.Match[str]] = {}
-    for grammar in grammars:
-        for m in grammar.opener_search.finditer(text):
-            found.setdefault(m.start(), m)
-    return [found[at] for at in sorted(found)]
 
 
 def _kind(tracker: MarkdownTracker) -> CodeKind:

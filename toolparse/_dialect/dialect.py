@@ -7,10 +7,12 @@ bundled one at once. What the engine compiles from the files lives in `_grammars
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 from toolparse._dialect.grammar import Grammar
+from toolparse._dialect.openers import BlockStarts
 
 __all__ = ["Dialect"]
 
@@ -30,7 +32,7 @@ class Dialect:
             first comment).
     """
 
-    __slots__ = ("name", "path", "typing", "description", "_grammars")
+    __slots__ = ("name", "path", "typing", "description", "_grammars", "_starts")
 
     def __init__(self, name: str, path: Path | None, grammars: tuple[Grammar, ...],
                  description: str = "") -> None:
@@ -40,6 +42,8 @@ class Dialect:
         typings = {grammar.header.typing for grammar in grammars}
         self.typing = typings.pop() if len(typings) == 1 else "mixed"
         self.description = description or (grammars[0].header.description if grammars else "")
+        self._starts = _block_starts(grammars)
+        """What SCAN searches for (compiled when first used)."""
 
     @classmethod
     def from_file(cls, path: str | Path, *, name: str | None = None) -> Dialect:
@@ -69,6 +73,8 @@ class Dialect:
 
         return load_bundled(name)
 
+    # ---- for the engine --------------------------------------------------------------
+
     # ---- for the diagnostics beside the engine (toolparse.scan, the display) ------------
 
     def _block_starts(self, text: str, start: int = 0, end: int | None = None
@@ -76,15 +82,11 @@ class Dialect:
         """Every block-start tag of the dialect's grammars in text[start:end], in order,
         one per place (for diagnostics; the engine finds them as the text streams)."""
         stop = len(text) if end is None else end
-        found: dict[int, re.Match[str]] = {}
-        for grammar in self._grammars:
-            for m in grammar.opener_search.finditer(text, start, stop):
-                found.setdefault(m.start(), m)
-        return [found[at] for at in sorted(found)]
+        return list(self._starts.search.finditer(text, start, stop))
 
     def _has_block_start(self, text: str) -> bool:
         """Whether any block-start tag of the dialect occurs in `text` at all."""
-        return any(grammar.opener_search.search(text) is not None for grammar in self._grammars)
+        return self._starts.search.search(text) is not None
 
     def _call_tag_name(self, tag: str) -> str | None:
         """The tool a call's opening tag names (by its name group or attribute), or None
@@ -103,3 +105,13 @@ class Dialect:
 
     def __repr__(self) -> str:
         return f"Dialect({self.name!r}, path={str(self.path) if self.path else None!r})"
+
+
+def _block_starts(grammars: tuple[Grammar, ...]) -> BlockStarts:
+    """The one grammar's openers, or every grammar's at once (`auto`), each terminal
+    named after its grammar so that none shadows another."""
+    if len(grammars) == 1:
+        return grammars[0].block_starts
+    specs = [dataclasses.replace(spec, name=f"{grammar.name}.{spec.name}")
+             for grammar in grammars for spec in grammar.openers]
+    return BlockStarts(tuple(sorted(specs, key=lambda spec: spec.sort_key)))

@@ -23,7 +23,7 @@ import regex
 from toolparse._dialect.build import Builders
 from toolparse._dialect.header import Header
 from toolparse._dialect.lexer import StateLexer, TerminalSpec
-from toolparse._dialect.openers import plain_pattern, starts_pattern, with_lookahead
+from toolparse._dialect.openers import BlockStarts
 from toolparse._dialect.roles import BlockRoles
 from toolparse._dialect.table import Table
 from toolparse._syntax.dfa import DFA, dfa_for
@@ -73,45 +73,10 @@ class Grammar:
     # ---- block starts (SCAN) -----------------------------------------------------------
 
     @functools.cached_property
-    def opener_lexer(self) -> StateLexer:
-        """The openers as one lexer state, in Lark's order (confirms a block start)."""
-        return StateLexer.build(self.openers)
-
-    @functools.cached_property
-    def opener_chars(self) -> frozenset[str]:
-        """The characters a block can start with (the plain-text fast path's test)."""
-        chars: set[str] = set()
-        for spec in self.openers:
-            chars |= spec.starts or set()
-        return frozenset(chars)
-
-    @functools.cached_property
-    def opener_pattern(self) -> str:
-        """All openers in one pattern, in lexer order (named groups made plain), behind
-        a lookahead on their first two characters when those are known, so that a `<`
-        no opener can continue fails at once."""
-        return with_lookahead(self.openers)
-
-    @functools.cached_property
-    def opener_search(self) -> re.Pattern[str]:
-        """`opener_pattern` in `re`: finds the next complete block start at C speed."""
-        return re.compile(self.opener_pattern)
-
-    @functools.cached_property
-    def opener_start_search(self) -> re.Pattern[str]:
-        """Where a block start could begin: an opener's first character followed by one
-        that can come second, or by the end of the text (for the arriving check)."""
-        return re.compile(starts_pattern(self.openers, set(self.opener_chars)))
-
-    @functools.cached_property
-    def opener_dfa(self) -> DFA | None:
-        """The openers' automaton, for stepping a tag that is arriving."""
-        return dfa_for("|".join(f"(?:{plain_pattern(spec)})" for spec in self.openers))
-
-    @functools.cached_property
-    def opener_probe(self) -> regex.Pattern[str]:
-        """`opener_pattern` in `regex`: can the end of a chunk still become a block start?"""
-        return partial_pattern(self.opener_pattern)
+    def block_starts(self) -> BlockStarts:
+        """The openers compiled for SCAN: one search, the arriving test, the fast
+        path's characters."""
+        return BlockStarts(self.openers)
 
     # ---- broken spans (SKIP) -----------------------------------------------------------
 

@@ -131,7 +131,7 @@ def resolve_dialect(dialect: str | Dialect) -> Dialect:
 def _bundled(name: str) -> Dialect:
     available = bundled_dialects()
     if name == AUTO:
-        grammars = tuple(_bundled(other)._grammars[0] for other in available)
+        grammars = tuple(_bundled(other)._grammars[0] for other in dialects())
         return Dialect(AUTO, None, grammars, "every bundled dialect at once, decided per "
                        "block by its first tags")
     if name not in available:

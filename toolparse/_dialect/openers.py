@@ -3,16 +3,23 @@
 The engine looks for block starts at C speed, with one compiled pattern over every
 terminal that can open a block; a lookahead on the first two characters (read from the
 patterns' syntax) makes a `<` that no opener can continue fail at once.
+
+`BlockStarts` is that search and its companions, for one grammar's openers or, under
+`dialect="auto"`, for every bundled grammar's at once (SPEC 5.2).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
-from toolparse._dialect.lexer import TerminalSpec
-from toolparse._syntax.regexp import second_chars
+import regex
 
-__all__ = ["plain_pattern", "starts_pattern", "with_lookahead"]
+from toolparse._dialect.lexer import StateLexer, TerminalSpec
+from toolparse._syntax.dfa import DFA, dfa_for
+from toolparse._syntax.regexp import partial_pattern, second_chars
+
+__all__ = ["BlockStarts", "plain_pattern", "starts_pattern", "with_lookahead"]
 
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
@@ -54,3 +61,51 @@ def starts_pattern(openers: tuple[TerminalSpec, ...], firsts: set[str]) -> str:
         return _char_class(firsts)
     return "|".join(re.escape(first) + "(?:" + _char_class(rest) + r"|\Z)"
                     for first, rest in table.items())
+
+
+class BlockStarts:
+    """The block-start terminals of one grammar (or several), compiled for SCAN.
+
+    Each piece is built when first needed and kept."""
+
+    def __init__(self, openers: tuple[TerminalSpec, ...]) -> None:
+        self.openers = openers
+        """The terminals that can start a block, in lexer order (names unique)."""
+
+    @functools.cached_property
+    def lexer(self) -> StateLexer:
+        """The openers as one lexer state, in Lark's order (confirms a block start)."""
+        return StateLexer.build(self.openers)
+
+    @functools.cached_property
+    def chars(self) -> frozenset[str]:
+        """The characters a block can start with (the plain-text fast path's test)."""
+        chars: set[str] = set()
+        for spec in self.openers:
+            chars |= spec.starts or set()
+        return frozenset(chars)
+
+    @functools.cached_property
+    def search(self) -> re.Pattern[str]:
+        """All openers in one pattern, in lexer order (named groups made plain), behind
+        a lookahead on their first two characters when those are known, so that a `<`
+        no opener can continue fails at once: finds the next complete block start at C
+        speed."""
+        return re.compile(with_lookahead(self.openers))
+
+    @functools.cached_property
+    def start_search(self) -> re.Pattern[str]:
+        """Where a block start could begin: an opener's first character followed by one
+        that can come second, or by the end of the text (for the arriving check)."""
+        return re.compile(starts_pattern(self.openers, set(self.chars)))
+
+    @functools.cached_property
+    def dfa(self) -> DFA | None:
+        """The openers' automaton, for stepping a tag that is arriving."""
+        return dfa_for("|".join(f"(?:{plain_pattern(spec)})" for spec in self.openers))
+
+    @functools.cached_property
+    def probe(self) -> regex.Pattern[str]:
+        """The search pattern in `regex`: can the end of a chunk still become a block
+        start?"""
+        return partial_pattern(self.search.pattern)

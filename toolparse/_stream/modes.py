@@ -1,6 +1,8 @@
 """The stream engine's modes and the moves between them: every change of mode is here.
 
     SCAN      outside any block; the text is Markdown (see `scan`)
+    CHOOSING  `dialect="auto"`: a block-start tag that several grammars open; each reads
+              on until one is chosen (see `contest`)
     CAPTURE   inside an open block; its tokens go to the LALR parser (see `capture`)
     SKIP      a block failed after a call started; its span runs on (see `skip`)
     UNDECIDED the same, but its tag may sit in code: the text after it waits until the
@@ -24,6 +26,7 @@ __all__ = ["IllegalMove", "Mode", "Move", "TRANSITIONS", "next_mode"]
 
 class Mode(enum.Enum):
     SCAN = "scan"
+    CHOOSING = "choosing"
     CAPTURE = "capture"
     SKIP = "skip"
     UNDECIDED = "undecided"
@@ -32,6 +35,8 @@ class Mode(enum.Enum):
 
 class Move(enum.Enum):
     OPEN = "a block-start tag outside code opens a capture"
+    CONTEST = "a block-start tag outside code opens a capture in several grammars"
+    CHOSEN = "one grammar's capture is chosen"
     COMPLETE = "the captured block parsed"
     FAIL = "the captured block failed before any call started (a prose mention)"
     BREAK = "the captured block failed after a call started (broken calls)"
@@ -44,6 +49,8 @@ class Move(enum.Enum):
 
 TRANSITIONS: Final[dict[tuple[Mode, Move], Mode]] = {
     (Mode.SCAN, Move.OPEN): Mode.CAPTURE,
+    (Mode.SCAN, Move.CONTEST): Mode.CHOOSING,
+    (Mode.CHOOSING, Move.CHOSEN): Mode.CAPTURE,
     (Mode.CAPTURE, Move.COMPLETE): Mode.SCAN,
     (Mode.CAPTURE, Move.FAIL): Mode.SCAN,
     (Mode.CAPTURE, Move.BREAK): Mode.SKIP,

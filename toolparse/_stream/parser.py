@@ -57,9 +57,11 @@ from toolparse._errors import (
     StreamClosedError,
 )
 from toolparse._events import BlockFailure, Event, ParseResult, Text, ToolCallBlock, new_call_id
-from toolparse._dialect.lexer import MAX_ATOM
+from toolparse._dialect.grammar import Grammar
+from toolparse._dialect.lexer import MAX_ATOM, TerminalSpec
 from toolparse._stream.arriving import DEAD, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
+from toolparse._stream.contest import Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
 from toolparse._stream.output import Output, make_text
 from toolparse._stream.progress import Call, CallProgress
@@ -137,7 +139,7 @@ class StreamParser:
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_absent", "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
-        "_run_parts", "_incremental",
+        "_run_parts", "_incremental", "_starts", "_contest",
     )
 
     def __init__(self, dialect: str | Dialect = "deepseek", *,
@@ -156,6 +158,11 @@ class StreamParser:
         self._incremental = incremental
         self._dialect = resolve_dialect(dialect)
         self._grammar = self._dialect._grammars[0]
+        """The grammar of the block in hand (under `auto`, the one chosen for it)."""
+        self._starts = self._dialect._starts
+        """What SCAN searches for: every grammar's block starts."""
+        self._contest: Contest | None = None
+        """In CHOOSING mode: the grammars reading a block-start tag they all open."""
         self._policy = make_policy(tools, model, repair)
         self._new_id = _checked_ids(id_factory) if id_factory is not None else new_call_id
         self._max_capture = max_capture
@@ -180,7 +187,7 @@ class StreamParser:
         block's text); None otherwise."""
         self._run_stops = ""
         self._run_parts: list[str] = []
-        chars = "".join(sorted(self._grammar.opener_chars))
+        chars = "".join(sorted(self._starts.chars))
         self._opener_absent = _absence_test(chars)
         # The fast path tests one character with `in`; a dialect whose blocks can start
         # with several characters tests them all with one search, at the top of _feed.
@@ -401,13 +408,14 @@ class StreamParser:
                 pos, waiting = self._lex(text, pos, base, final)
             elif mode is Mode.SKIP:
                 pos, waiting = self._skip(text, pos, base, final)
-            elif mode is Mode.UNDECIDED:
-                replay = self._wait(text[pos:], final)
+            elif mode is Mode.UNDECIDED or mode is Mode.CHOOSING:
+                rest = text[pos:]
+                replay = self._wait(rest, final) if mode is Mode.UNDECIDED else self._choose(rest, final)
                 if replay is not None:
                     return replay
                 pos, waiting = end, False
             else:
-                pos, waiting, opener = scan(self._grammar, self._output, self._arriving,
+                pos, waiting, opener = scan(self._starts, self._output, self._arriving,
                                             text, pos, base, final)
                 if opener is not None:
                     pos = self._open(opener, text, base)
@@ -421,7 +429,8 @@ class StreamParser:
 
     def _open(self, opener: Opener, text: str, base: int) -> int:
         """Open a capture at the opener; returns where scanning goes on. An opening tag
-        that does not fit within the capture limit alone is text."""
+        that does not fit within the capture limit alone is text. Under `auto`, a tag
+        that several grammars open starts a contest among them (CHOOSING)."""
         at, token_end = opener.at, opener.end
         start = base + at
         limit = start + self._max_capture
@@ -431,19 +440,66 @@ class StreamParser:
         if start + (token_end - at) > limit:
             self._output.text(text[at:at + 1], start)
             return at + 1
-        rule = self._grammar.opener_rule[opener.spec.name]
-        progress = (CallProgress(self._grammar, checked=self._policy is not None,
+        token = text[at:token_end]
+        openers = entrant_openers(self._dialect._grammars, token)
+        if len(openers) > 1:
+            entrants = [Entrant(Capture(grammar, grammar.opener_rule[spec.name], start,
+                                        opener.ticket, limit), spec, token)
+                        for grammar, spec in openers]
+            self._contest = Contest(entrants, start, token)
+            self._mode = next_mode(self._mode, Move.CONTEST)
+            return token_end
+        grammar, spec = openers[0]
+        if self._begin(grammar, spec, token, start, opener.ticket, limit):
+            self._mode = next_mode(self._mode, Move.OPEN)
+        return token_end
+
+    def _begin(self, grammar: Grammar, spec: TerminalSpec, token: str, start: int,
+               ticket: int, limit: int) -> bool:
+        """The capture of a block of `grammar` that `token` opens; False when the tag
+        is a call tag without a name: no call starts, and the tag is a failed block."""
+        self._grammar = grammar
+        progress = (CallProgress(grammar, checked=self._policy is not None,
                                  new_id=self._new_id, block_start=start)
                     if self._incremental else None)
-        capture = Capture(self._grammar, rule, start, opener.ticket, limit, progress)
-        if not capture.open(opener.spec, text[at:token_end]):
-            # A call tag without a name: no call starts; the tag is a failed block.
-            self._fail(text[at:token_end], capture)
-            return token_end
+        capture = Capture(grammar, grammar.opener_rule[spec.name], start, ticket, limit,
+                          progress)
+        if not capture.open(spec, token):
+            self._fail(token, capture)
+            return False
         self._capture = capture
         self._limit = limit
-        self._mode = next_mode(self._mode, Move.OPEN)
-        return token_end
+        return True
+
+    def _choose(self, text: str, final: bool) -> str | None:
+        """CHOOSING: read `text` in every contending grammar; once one is chosen, its
+        capture goes on (or ends, as it already did) and the held text after the point
+        it reached is returned to run again (from `self._base`)."""
+        contest = self._contest
+        if contest is None:  # the mode table guarantees it in CHOOSING mode
+            raise AssertionError("CHOOSING mode without a contest")
+        choice = contest.take(text, final)
+        if choice is None:
+            return None
+        self._contest = None
+        self._mode = next_mode(self._mode, Move.CHOSEN)
+        entrant, capture = choice.entrant, choice.entrant.capture
+        self._tail = ""
+        if self._incremental:
+            # Read again from the tag, by a capture that reports its calls as they come.
+            self._base = contest.start + len(entrant.token)
+            if not self._begin(entrant.grammar, entrant.spec, entrant.token, contest.start,
+                               capture.ticket, capture.limit):
+                self._mode = next_mode(self._mode, Move.FAIL)
+            return "".join(contest.held)[len(entrant.token):]
+        self._grammar = entrant.grammar
+        self._base = entrant.base
+        if entrant.outcome == WAITING:
+            self._capture = capture
+            self._limit = capture.limit
+        else:
+            self._settle(capture, entrant.outcome)
+        return choice.rest
 
     def _lex(self, text: str, pos: int, base: int, final: bool) -> tuple[int, bool]:
         capture = self._capture
@@ -452,6 +508,12 @@ class StreamParser:
         pos, outcome = capture.lex(self._arriving, text, pos, base, final)
         if outcome == WAITING:
             return pos, True
+        self._settle(capture, outcome)
+        return pos, False
+
+    def _settle(self, capture: Capture, outcome: str) -> None:
+        """The capture ended (COMPLETE or FAILED): its block, or its failure, goes out
+        and the mode moves on."""
         self._capture = None
         self._limit = _NO_LIMIT
         progress = capture.progress
@@ -479,7 +541,6 @@ class StreamParser:
         else:
             self._mode = next_mode(self._mode, Move.FAIL)
             self._fail(capture.text, capture)
-        return pos, False
 
     def _fail(self, released: str, capture: Capture) -> None:
         """A prose mention: the failed text ends just before the failing token (a

@@ -1,6 +1,6 @@
 """SCAN mode: outside any block, find the next tag that opens one, outside code.
 
-The text is Markdown. One compiled search (`Dialect.opener_search`) finds the next
+The text is Markdown. One compiled search (`BlockStarts.search`) finds the next
 complete block-start tag at C speed; everything before it is plain text. Before giving
 that text out, the last `MAX_ATOM` characters are checked for a block start that is
 still arriving (`<tool_` at the end of the chunk): from there on the text waits. At a
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from toolparse._dialect.grammar import Grammar
+from toolparse._dialect.openers import BlockStarts
 from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, TerminalSpec, next_token
 from toolparse._markdown import Context
 from toolparse._stream.arriving import Arriving
@@ -38,7 +38,7 @@ class Opener(NamedTuple):
     """The Markdown ticket (-1 when the tag is outside code for certain)."""
 
 
-def scan(grammar: Grammar, output: Output, arriving: Arriving, text: str, pos: int, base: int,
+def scan(starts: BlockStarts, output: Output, arriving: Arriving, text: str, pos: int, base: int,
          final: bool) -> tuple[int, bool, Opener | None]:
     """SCAN text[pos:] (text[0] is at stream offset `base`), giving out plain text.
 
@@ -47,8 +47,8 @@ def scan(grammar: Grammar, output: Output, arriving: Arriving, text: str, pos: i
     outside code starts a block at the position.
     """
     end = len(text)
-    openers = grammar.opener_lexer
-    find = grammar.opener_search.search
+    openers = starts.lexer
+    find = starts.search.search
     while pos < end:
         # The next complete block-start tag, found at C speed (runs of `<` included).
         m = find(text, pos)
@@ -58,11 +58,11 @@ def scan(grammar: Grammar, output: Output, arriving: Arriving, text: str, pos: i
         if not final:
             # Before it, only the last MAX_ATOM characters can hold a tag that is
             # still arriving (`<tool_` at the end of the chunk).
-            hold = _arriving_opener(grammar, text, max(pos, end - MAX_ATOM + 1), min(at, end))
+            hold = _arriving_opener(starts, text, max(pos, end - MAX_ATOM + 1), min(at, end))
             if hold >= 0:
                 if hold > pos:
                     output.text(text[pos:hold], base + pos)
-                arriving.atom(grammar.opener_dfa, grammar.opener_probe.match, text, hold)
+                arriving.atom(starts.dfa, starts.probe.match, text, hold)
                 return hold, True, None
         if at > pos:
             output.text(text[pos:at], base + pos)
@@ -70,7 +70,7 @@ def scan(grammar: Grammar, output: Output, arriving: Arriving, text: str, pos: i
             return end, False, None
         spec, token_end = next_token(openers, text, at, end, final)
         if token_end == NEED_MORE:  # a longer opener could still match here
-            arriving.atom(grammar.opener_dfa, grammar.opener_probe.match, text, at)
+            arriving.atom(starts.dfa, starts.probe.match, text, at)
             return at, True, None
         if spec is None:
             output.text(text[at:at + 1], base + at)
@@ -87,12 +87,12 @@ def scan(grammar: Grammar, output: Output, arriving: Arriving, text: str, pos: i
     return pos, False, None
 
 
-def _arriving_opener(grammar: Grammar, text: str, start: int, stop: int) -> int:
+def _arriving_opener(starts: BlockStarts, text: str, start: int, stop: int) -> int:
     """The first position in text[start:stop] where a block start could still be
     arriving (a prefix of one reaching the end of the text), or -1."""
     end = len(text)
-    dfa = grammar.opener_dfa
-    for candidate in grammar.opener_start_search.finditer(text, start, stop + 1):
+    dfa = starts.dfa
+    for candidate in starts.start_search.finditer(text, start, stop + 1):
         at = candidate.start()
         if at >= stop:
             break
@@ -101,7 +101,7 @@ def _arriving_opener(grammar: Grammar, text: str, start: int, stop: int) -> int:
             if dfa.advance(dfa.initial, text[at:end]) >= 0:
                 return at
             continue
-        m = grammar.opener_probe.match(text, at, end, partial=True)
+        m = starts.probe.match(text, at, end, partial=True)
         if m is not None and m.partial:
             return at
     return -1

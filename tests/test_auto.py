@@ -1,0 +1,173 @@
+"""`dialect="auto"` (SPEC 5.2): every bundled dialect at once, decided per block by its
+first tags, the same whatever the chunking."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import toolparse
+from toolparse import Text, ToolCallBlock, corpus
+from test_properties import FRAGMENTS, cuts, split_at_fractions
+
+CASES = corpus.find_cases()
+
+
+def ids() -> Any:
+    return map("id{}".format, itertools.count()).__next__
+
+
+def events(chunks: list[str], dialect: str, **options: Any) -> list[Any]:
+    parser = toolparse.StreamParser(dialect, id_factory=ids(), **options)
+    out = [event for chunk in chunks for event in parser.feed(chunk)]
+    return corpus.event_records(out + parser.close(), with_status=True)
+
+
+def own_calls(text: str, dialect: str) -> list[tuple[str, str]]:
+    return [(call.name, call.arguments_json) for call in toolparse.parse(text, dialect).calls]
+
+
+def starts(text: str, dialect: str) -> set[int]:
+    return {m.start() for m in toolparse.Dialect.bundled(dialect)._block_starts(text)}
+
+
+def _clean(text: str, dialect: str) -> bool:
+    """Its blocks all parse, it has calls, and its prose holds no Markdown that could
+    reach into the next answer (no backticks, tildes or indentation)."""
+    result = toolparse.parse(text, dialect)
+    prose = "\n".join(event.text for event in result.events if isinstance(event, Text))
+    return (bool(result.calls) and not result.failures
+            and not any(mark in "\n" + prose for mark in ("`", "~", "\n ", "\n\t")))
+
+
+# Whole answers of every dialect but the default.
+CLEAN = [(case.text, case.dialect) for case in CASES
+         if case.dialect != "deepseek" and not case.tools and _clean(case.text, case.dialect)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_auto_reads_a_case_as_its_dialect_unless_another_grammar_opens_a_block_there(
+        case: corpus.Case) -> None:
+    # Where no other grammar finds a block start, auto must read exactly as the case's
+    # own dialect does, under every chunking the corpus uses.
+    whole = events([case.text], "auto", tools=case.tools)
+    for label, chunks in corpus.chunkings(case):
+        assert events(chunks, "auto", tools=case.tools) == whole, label
+    if starts(case.text, "auto") == starts(case.text, case.dialect):
+        assert whole == events([case.text], case.dialect, tools=case.tools)
+
+
+def test_clean_answers_cover_every_dialect_that_shares_a_tag() -> None:
+    assert {"qwen3_coder", "glm45", "hermes", "kimi_k2", "anthropic", "minimax_m2"} <= \
+        {dialect for _, dialect in CLEAN}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(CLEAN), min_size=1, max_size=6), cuts)
+def test_mixed_answers_give_each_dialects_own_calls(answers: list[tuple[str, str]],
+                                                    points: list[float]) -> None:
+    text = "\n\n".join(answer for answer, _ in answers)
+    expected = [call for answer, dialect in answers for call in own_calls(answer, dialect)]
+    got = toolparse.parse(text, "auto")
+    assert [(call.name, call.arguments_json) for call in got.calls] == expected
+    assert "".join(e.raw if isinstance(e, ToolCallBlock) else e.text for e in got.events) == text
+    chunks = split_at_fractions(text, points)
+    assert events(chunks, "auto") == events([text], "auto")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS + [answer for answer, _ in CLEAN]), max_size=12)
+       .map("".join), cuts)
+def test_any_mix_is_read_the_same_whatever_the_chunking(text: str, points: list[float]) -> None:
+    chunks = split_at_fractions(text, points)
+    got = events(chunks, "auto")
+    assert got == events([text], "auto")
+    assert "".join(record.get("text", record.get("raw", "")) for record in got) == text
+
+
+@pytest.mark.parametrize(("text", "dialect", "name"), [
+    ('<tool_call>\n{"name": "read", "arguments": {"path": "a.md"}}\n</tool_call>', "hermes",
+     "read"),
+    ("<tool_call>\n<function=read>\n<parameter=path>\na.md\n</parameter>\n</function>\n"
+     "</tool_call>", "qwen3_coder", "read"),
+    ("<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>a.md</arg_value>\n</tool_call>",
+     "glm45", "read"),
+])
+def test_the_tags_after_a_shared_tag_choose_the_dialect(text: str, dialect: str,
+                                                        name: str) -> None:
+    # <tool_call> opens a block in three grammars; the next tag decides, and the call
+    # is exactly what that dialect alone reads, one character at a time too.
+    chunks = list(text)
+    assert events(chunks, "auto") == events([text], dialect)
+    (call,) = toolparse.parse(text, "auto").calls
+    assert (call.name, call.arguments) == (name, {"path": "a.md"})
+
+
+@pytest.mark.parametrize(("text", "dialect"), [
+    # Hermes reads furthest: its failure is the block's.
+    ('<tool_call>\n{"name": "read", "arguments": {"path": "a.md"}\n</tool_call> after', "hermes"),
+    ('<tool_call>\n{"name": "read", "arguments": {"path"', "hermes"),
+    # Qwen3-Coder reads furthest.
+    ("<tool_call>\n<function=read>\n<parameter=path>a.md</parameter>\n</tool_call> after",
+     "qwen3_coder"),
+])
+def test_a_block_every_grammar_fails_fails_as_the_one_that_read_furthest(
+        text: str, dialect: str) -> None:
+    got = events(list(text), "auto")
+    assert got == events([text], dialect)
+    assert any(record.get("failure") for record in got)
+    assert not toolparse.parse(text, "auto").calls
+
+
+def test_a_contested_block_that_is_too_long_fails_at_the_limit() -> None:
+    # Held while the grammars choose: never more than max_capture.
+    text = "<tool_call>\n" + "x" * 500
+    result = toolparse.parse(text + "\n</tool_call>", "auto", max_capture=100)
+    (failed, *_rest) = result.failures
+    assert failed.reason == "max_capture" and failed.end - failed.start <= 100
+
+
+def test_auto_holds_every_bundled_dialect_default_first() -> None:
+    grammars = toolparse.Dialect.bundled("auto")._grammars
+    assert tuple(grammar.name for grammar in grammars) == toolparse.dialects()
+
+
+# ---- the choice rule, entrant by entrant (contest.py) -----------------------------------
+
+class Reader:
+    """An entrant as the choice rule sees it: its outcome, how far it has read, and where
+    it completed or failed."""
+
+    def __init__(self, outcome: str, base: int, stop: int = -1) -> None:
+        self.outcome, self.base, self.stop = outcome, base, stop
+
+
+def winner(*readers: Reader) -> int | None:
+    from toolparse._stream.contest import Contest
+
+    chosen = Contest(list(readers), 0, "")._winner()  # type: ignore[arg-type]
+    return None if chosen is None else readers.index(chosen)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("readers", "expected"), [
+    # A sole survivor wins only once it has read past every other one's failure ...
+    ([Reader("failed", 30, 30), Reader("waiting", 30)], None),
+    ([Reader("failed", 30, 30), Reader("waiting", 31)], 1),
+    # ... for until then it may still fail short of it, and the furthest failure wins.
+    ([Reader("failed", 30, 30), Reader("failed", 20, 20)], 0),
+    ([Reader("failed", 20, 20), Reader("failed", 20, 20)], 0),   # a tie: the earlier grammar
+    # The first block to complete wins once no other can complete before it.
+    ([Reader("complete", 40, 40), Reader("waiting", 39)], None),
+    ([Reader("complete", 40, 40), Reader("waiting", 40)], 0),
+    ([Reader("waiting", 41), Reader("complete", 40, 40)], 1),
+    ([Reader("complete", 50, 50), Reader("complete", 40, 40)], 1),
+    ([Reader("complete", 40, 40), Reader("complete", 40, 40)], 0),
+    # Two still reading: no choice yet.
+    ([Reader("waiting", 10), Reader("waiting", 90), Reader("failed", 5, 5)], None),
+])
+def test_the_choice_depends_on_offsets_alone(readers: list[Reader], expected: int | None) -> None:
+    assert winner(*readers) == expected

@@ -1,0 +1,140 @@
+"""CHOOSING mode (`dialect="auto"`, SPEC 5.2): a block-start tag that several grammars
+open, read by each of them until one is chosen.
+
+`<tool_call>` opens a block in Qwen3-Coder, GLM and Hermes alike; the tags after it
+tell them apart (`<function=`, a bare name, `{`). At such a tag every grammar whose
+openers match there gets an *entrant*: its own capture, fed the same text as it
+arrives. Nothing of the block goes out while they read; the text is held.
+
+The choice depends on the text alone, never on where chunks end:
+
+- the entrant whose block completes first (the smallest end offset) wins, once no
+  other entrant can still complete earlier (every other one failed, or has read past
+  that end);
+- while none has completed, a sole surviving entrant wins once it has read past the
+  point where every other one failed (it can only complete, or fail later than they
+  did);
+- when all fail, the one that read furthest wins (its failure is the block's).
+
+Ties go to the earlier grammar in `toolparse.dialects()` order (the default first).
+The winner's capture goes on as the open block (CAPTURE mode), from where it stands.
+With incremental events the winner is read again from the opening tag by a capture
+that reports its calls (entrants report nothing), so no news of a grammar that was not
+chosen ever goes out.
+
+Bound: each entrant reads each character once; the held text is at most the capture
+limit (every entrant fails there).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from toolparse._dialect.grammar import Grammar
+from toolparse._dialect.lexer import TerminalSpec, next_token
+from toolparse._stream.arriving import Arriving
+from toolparse._stream.capture import COMPLETE, FAILED, WAITING, Capture
+
+__all__ = ["Choice", "Contest", "Entrant", "entrant_openers"]
+
+
+class Entrant:
+    """One grammar's reading of the contested block."""
+
+    __slots__ = ("capture", "spec", "token", "arriving", "tail", "base", "outcome", "stop")
+
+    def __init__(self, capture: Capture, spec: TerminalSpec, token: str) -> None:
+        self.capture = capture
+        self.spec = spec
+        """The grammar's opening terminal, and the token it matched (`token`)."""
+        self.token = token
+        self.arriving = Arriving()
+        self.tail = ""
+        """Text it has not read yet (a token still arriving), from offset `base`."""
+        self.base = capture.start + len(token)
+        self.outcome = WAITING
+        self.stop = -1
+        """Once COMPLETE: where the block ends; once FAILED: where it failed."""
+        if not capture.open(spec, token):  # a call tag without a name: the tag fails
+            capture.parts.append(token)
+            self.outcome, self.stop = FAILED, capture.at
+
+    @property
+    def grammar(self) -> Grammar:
+        return self.capture.grammar
+
+    def read(self, text: str, final: bool) -> None:
+        """Read on through `text` (what arrived after what it read before)."""
+        if self.outcome != WAITING:
+            return
+        text = self.tail + text
+        self.arriving.clear()
+        pos, outcome = self.capture.lex(self.arriving, text, 0, self.base, final)
+        self.outcome = outcome
+        if outcome != WAITING:
+            self.stop = self.base + pos if outcome == COMPLETE else self.capture.at
+        self.tail = text[pos:]
+        self.base += pos
+
+
+def entrant_openers(grammars: tuple[Grammar, ...], token: str
+                    ) -> list[tuple[Grammar, TerminalSpec]]:
+    """The grammars (in priority order) that open a block with exactly `token`, a
+    block-start tag SCAN found, each with the terminal that matches it (the first in
+    its lexer order)."""
+    found = []
+    for grammar in grammars:
+        spec, end = next_token(grammar.block_starts.lexer, token, 0, len(token), True)
+        if spec is not None and end == len(token):
+            found.append((grammar, spec))
+    return found
+
+
+class Choice(NamedTuple):
+    """The chosen entrant, and the held text from where it stands on (to read again)."""
+
+    entrant: Entrant
+    rest: str
+    """The text after the point it reached (`entrant.base`), which the engine reads
+    again in the mode the entrant's outcome leads to."""
+
+
+class Contest:
+    """The entrants of one contested block, in priority order, and its held text."""
+
+    __slots__ = ("entrants", "start", "held")
+
+    def __init__(self, entrants: list[Entrant], start: int, token: str) -> None:
+        self.entrants = entrants
+        self.start = start
+        """Stream offset of the block-start tag (`token`, which every entrant read)."""
+        self.held = [token]
+        """The text from the tag on, as it arrived."""
+
+    def take(self, text: str, final: bool) -> Choice | None:
+        """Read `text` in every entrant still reading; the choice once it is certain."""
+        if text:
+            self.held.append(text)
+        for entrant in self.entrants:
+            entrant.read(text, final)
+        winner = self._winner()
+        if winner is None:
+            return None
+        held = "".join(self.held)
+        return Choice(winner, held[winner.base - self.start:])
+
+    def _winner(self) -> Entrant | None:
+        entrants = self.entrants
+        done = [e for e in entrants if e.outcome == COMPLETE]
+        reading = [e for e in entrants if e.outcome == WAITING]
+        if done:
+            first = min(done, key=lambda e: e.stop)  # min keeps the earliest on a tie
+            if all(e.base >= first.stop for e in reading):
+                return first
+            return None
+        failed = [e for e in entrants if e.outcome == FAILED]
+        if not reading:
+            return max(failed, key=lambda e: e.stop)  # max keeps the earliest on a tie
+        if len(reading) == 1 and all(reading[0].base > e.stop for e in failed):
+            return reading[0]
+        return None
