@@ -32,9 +32,6 @@ class Header:
 
     typing: str = "attribute"
     value_edges: str = "xml"
-    detect: str = ""
-    """A literal that, after a block's opening tag, tells this dialect apart from others
-    sharing that tag (`dialect="auto"`); empty: none needed."""
     description: str = ""
 
 
@@ -46,9 +43,9 @@ def read_header(text: str, path: str) -> Header:
         line = text.count("\n", 0, m.start()) + 1
         for item in m.group(1).split():
             key, sep, value = item.partition("=")
-            if not sep or key not in ("typing", "value_edges", "detect"):
+            if not sep or key not in ("typing", "value_edges"):
                 raise GrammarError(f"unknown header item {item!r}; the header takes "
-                                   "typing=, value_edges= and detect=", path=path, line=line)
+                                   "typing= and value_edges=", path=path, line=line)
             options[key] = value
             lines[key] = line
     typing = options.get("typing", "attribute")
@@ -64,5 +61,4 @@ def read_header(text: str, path: str) -> Header:
     head, sep, rest = description.partition(":")
     if sep and head.endswith(".lark"):  # "deepseek.lark: what it is"
         description = rest.strip()
-    return Header(typing=typing, value_edges=edges, detect=options.get("detect", ""),
-                  description=description)
+    return Header(typing=typing, value_edges=edges, description=description)
