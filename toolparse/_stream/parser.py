@@ -139,7 +139,7 @@ class StreamParser:
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_absent", "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
-        "_run_parts", "_incremental", "_starts", "_contest",
+        "_run_parts", "_incremental", "_starts", "_contest", "_streaming",
     )
 
     def __init__(self, dialect: str | Dialect = "deepseek", *,
@@ -187,6 +187,9 @@ class StreamParser:
         block's text); None otherwise."""
         self._run_stops = ""
         self._run_parts: list[str] = []
+        self._streaming: CallProgress | None = None
+        """With incremental events, when the chunks `_run_list` takes are the text of the
+        value being streamed: the progress that streams them (`CallProgress.more`)."""
         chars = "".join(sorted(self._starts.chars))
         self._opener_absent = _absence_test(chars)
         # The fast path tests one character with `in`; a dialect whose blocks can start
@@ -249,7 +252,10 @@ class StreamParser:
                         run_list.append(chunk)
                         self._run_parts.append(chunk)
                         self._base += len(chunk)
-                        return []
+                        streaming = self._streaming
+                        if streaming is None or not streaming.more(run_list):
+                            return []
+                        return self._streamed(streaming)
             elif self._tail and self._steps(chunk):
                 return []
         return self._feed(chunk)
@@ -354,12 +360,15 @@ class StreamParser:
                        and not self._output.waiting and bool(self._opener_char))
         capture = self._capture
         if capture is not None:
-            if capture.progress is not None:
+            progress = capture.progress
+            if progress is not None:
                 self._progress(capture)
-            elif not self._tail and capture.run_list is not None:
+            if not self._tail and capture.run_list is not None:
                 self._run_list = capture.run_list
                 self._run_stops = capture.run_stops
                 self._run_parts = capture.parts
+                self._streaming = (progress if progress is not None
+                                   and progress.follows(capture.run_list) else None)
         return self._take()
 
     def _progress(self, capture: Capture) -> None:
@@ -371,6 +380,15 @@ class StreamParser:
             progress.look(capture.driver)
             if capture.ticket < 0:
                 self._output.progress(progress.take())
+
+    def _streamed(self, progress: CallProgress) -> list[Event]:
+        """The fast path streamed a piece of a value: it goes out unless the block's tag
+        may be in code (then it waits with the block)."""
+        capture = self._capture
+        if capture is None or capture.ticket >= 0:
+            return []
+        self._output.progress(progress.take())
+        return self._take()
 
     def _quiet(self) -> bool:
         """SCAN, nothing arriving, nothing held: plain text can go out at once."""

@@ -240,6 +240,36 @@ class CallProgress:
         if param.stream is not None:
             self._read(call, param, values, head)
 
+    def follows(self, run: list[Any]) -> bool:
+        """Whether pieces appended to `run` (the list a value's text goes to, right after
+        a `look`) are the text of the value being streamed: then `more` streams them."""
+        call = self.current
+        if call is None or not call.started or call.broken or self.checked:
+            return False
+        param = call.param
+        return param is not None and param.stream is not None and (
+            run is param.main or run is param.open)
+
+    def more(self, run: list[Any]) -> bool:
+        """The engine appended one piece to `run` (`follows(run)` was True): stream it.
+        True when that sent something."""
+        call = self.current
+        assert call is not None and call.param is not None
+        param = call.param
+        stream = param.stream
+        assert stream is not None
+        piece = run[-1]
+        if run is param.main:
+            out = stream.text(piece)
+            param.main_done = len(run)
+        else:
+            out = stream.cdata(piece)
+            param.cdata_sent += len(piece)
+            param.open_done = len(run)
+        before = len(self.events)
+        self._stream(call, param, out)
+        return len(self.events) > before
+
     def _begin(self, call: Call, values: list[Any], head: int) -> _Param | None:
         tag = values[head]
         if tag.term in self.json_starts:
