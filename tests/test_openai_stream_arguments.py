@@ -327,6 +327,20 @@ def test_drop_with_a_started_rejected_call_sends_the_whole_block_as_text(size: i
     assert (view.content, view.finish) == (block, "stop")
 
 
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_a_parameter_written_twice_cuts_its_streamed_call(size: int) -> None:
+    # parse() makes one call {"p": ["aaaa", "bbbb"]}; the pieces that went out before
+    # the second name ({"p":"aaaa...) are not its start, so the call cannot complete.
+    text = ('x <tool_calls><invoke name="r"><parameter name="p" string="true">aaaa</parameter>'
+            '<parameter name="p" string="true">bbbb</parameter></invoke></tool_calls>')
+    out = run([text[k:k + size] for k in range(0, len(text), size)])
+    view = client_view(out)[0]
+    assert expected_view(text).calls[0][2] == '{"p":["aaaa","bbbb"]}'
+    assert list(view.calls) == [0] and not parses(view.calls[0]["arguments"])
+    assert "bbbb" not in view.calls[0]["arguments"]
+    assert (view.content, view.finish) == (text, "stop")
+
+
 # ---- 5. a stream cut inside a started call ---------------------------------------------------
 
 @pytest.mark.parametrize("finish, reason", [("length", "length"), (None, "stop"), ("stop", "stop")])
