@@ -35,11 +35,9 @@ from toolparse.openai import rewrite_stream, stream_rewriter
 from test_openai_support import (
     TOOLS,
     call_text,
-    chunk,
     chunks_for,
     client_view,
     counter_ids,
-    envelope,
     expected_view,
     rebuilt,
 )
@@ -60,9 +58,8 @@ DSML = ('<｜DSML｜tool_calls><｜DSML｜invoke name="read_file"><｜DSML｜par
         'string="true">b.md</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜tool_calls>')
 BROKEN = ('<tool_calls><invoke name="read_file"><parameter name="path" string="true">x.md'
           '</parameter></invoke>oops</tool_calls>')
+# A JSON body: its closing brace arrives (and goes out as a piece) before the block fails.
 BROKEN_JSON = '<tool_calls><invoke name="read_file">{"path": "x.md"}</invoke>oops</tool_calls>'
-"""A JSON body's closing brace arrives before the block fails."""
-# Cut short in its JSON body: the body takes all that follows, up to an `</invoke>`.
 WRITE_JSON = ('<tool_calls>\n<invoke name="write_file">\n{"path": "n.md", "content": "'
               + "x" * 50 + '"}\n</invoke>\n</tool_calls>')
 WRITE_TOOL = {"type": "function", "function": {
@@ -71,11 +68,15 @@ WRITE_TOOL = {"type": "function", "function": {
         "required": ["path", "content"]}}}
 ALL_TOOLS = [*TOOLS, WRITE_TOOL]
 
-# Answers whose every block is forwarded (or is code, or prose).
+# Fragments of answers in which no call is announced and then cut: calls that go out,
+# calls in Markdown code, prose, and wrapper tags that fail before any invoke.
 CLEAN = ["Let me check. ", "Done.\n", "a < b and `x` ", "\n", "<", "<tool_", READ, ADD, WRITE,
          TWO, DSML, "```xml\n" + READ + "\n```\n", "`" + READ + "`", "Use <tool_calls> to wrap. "]
-# And blocks that are cut: rejected by their schema, broken, cut short.
-CUT = [UNKNOWN, BAD_ARGS, BROKEN, BROKEN_JSON, WRITE_JSON[:-30], '<tool_calls>\n<invoke name="read_file">\n<parameter name="path">cut']
+# And calls that are cut after their first entry: rejected by their schema (with
+# tools), in a block that breaks, cut short (a JSON body cut short takes all that
+# follows, up to an `</invoke>`).
+CUT = [UNKNOWN, BAD_ARGS, BROKEN, BROKEN_JSON, WRITE_JSON[:-30],
+       '<tool_calls>\n<invoke name="read_file">\n<parameter name="path">cut']
 # No backtick and no indentation: nothing waits on a Markdown decision (SPEC 4.3).
 PROMPT = ["Let me check. ", "Done.\n", "a < b ", "\n", "<", READ, ADD, WRITE, TWO, DSML]
 
