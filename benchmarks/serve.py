@@ -3,6 +3,10 @@
 1. Adapter (SPEC 8): `rewrite_stream` over OpenAI chunk dicts against the bare
    `StreamParser` fed the same content pieces, as a ratio within one run (target:
    at most 1.5x). Workloads: prose, a realistic corpus answer, tool-call heavy.
+   Then `stream_arguments=True` on the generated `tools` workload: the engine's
+   `incremental=True` against the plain parser (SPEC 7, target: at most 1.25x), and
+   the adapter with `stream_arguments=True` against the bare incremental parser it
+   drives (target: at most 1.5x), each pair timed in one run.
 2. Server (SPEC 9): requests per second and added latency per request, through the
    proxy against the same upstream directly, at 1, 50 and 200 concurrent streams, one
    worker (target: added median latency under 5 ms for a typical answer).
@@ -33,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import toolparse
+from toolparse._bench.workloads import generate
 from toolparse.openai import rewrite_stream
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,28 +75,55 @@ def _best(run: Callable[[], object], repeats: int) -> float:
     return best
 
 
-def adapter_ratio(text: str, repeats: int = 21) -> dict[str, float]:
-    """Seconds for the bare parser and for rewrite_stream over the same 4-character
-    pieces, and their ratio (best of `repeats`, interleaved)."""
-    pieces = tokens(text)
-    chunks = chunk_dicts(pieces)
-
-    def bare() -> None:
-        parser = toolparse.StreamParser()
+def _feeder(pieces: list[str], **options: Any) -> Callable[[], None]:
+    def feed_all() -> None:
+        parser = toolparse.StreamParser(**options)
         for piece in pieces:
             parser.feed(piece)
         parser.close()
+    return feed_all
+
+
+def _pair(first: Callable[[], object], second: Callable[[], object],
+          repeats: int) -> tuple[float, float]:
+    """The best seconds of each, timed interleaved (so that both see the same machine)."""
+    first_s = second_s = float("inf")
+    for _ in range(repeats):
+        first_s = min(first_s, _best(first, 1))
+        second_s = min(second_s, _best(second, 1))
+    return first_s, second_s
+
+
+def adapter_ratio(text: str, repeats: int = 21, stream_arguments: bool = False) -> dict[str, float]:
+    """Seconds for the bare parser and for rewrite_stream over the same 4-character
+    pieces, and their ratio (best of `repeats`, interleaved). With `stream_arguments`
+    the bare parser is `StreamParser(incremental=True)`, the one the adapter drives."""
+    pieces = tokens(text)
+    chunks = chunk_dicts(pieces)
 
     def adapted() -> None:
-        for _ in rewrite_stream(chunks):
+        for _ in rewrite_stream(chunks, stream_arguments=stream_arguments):
             pass
 
-    bare_s = adapted_s = float("inf")
-    for _ in range(repeats):
-        bare_s = min(bare_s, _best(bare, 1))
-        adapted_s = min(adapted_s, _best(adapted, 1))
+    bare_s, adapted_s = _pair(_feeder(pieces, incremental=stream_arguments), adapted, repeats)
     return {"chars": len(text), "chunks": len(chunks), "bare_s": bare_s,
             "adapter_s": adapted_s, "ratio": adapted_s / bare_s}
+
+
+def incremental_ratio(text: str, repeats: int = 21) -> dict[str, float]:
+    """Seconds for `StreamParser()` and `StreamParser(incremental=True)` over the same
+    4-character pieces, and their ratio (SPEC 7's cost)."""
+    pieces = tokens(text)
+    plain_s, incremental_s = _pair(_feeder(pieces), _feeder(pieces, incremental=True), repeats)
+    return {"chars": len(text), "chunks": len(pieces), "plain_s": plain_s,
+            "incremental_s": incremental_s, "ratio": incremental_s / plain_s}
+
+
+def stream_arguments_figures(scale: int, repeats: int = 21) -> dict[str, dict[str, float]]:
+    """SPEC 7 and 8's costs of streaming arguments, on the generated `tools` workload."""
+    text = generate("tools", 50_000 * scale).text
+    return {"engine": incremental_ratio(text, repeats),
+            "adapter": adapter_ratio(text, repeats, stream_arguments=True)}
 
 
 def adapter_workloads(scale: int) -> dict[str, str]:
@@ -311,6 +343,16 @@ def adapter_report(adapter: dict[str, Any]) -> Iterator[str]:
                f"  adapter {row['adapter_s'] * 1e3:7.2f} ms  ratio {row['ratio']:.2f}x")
 
 
+def stream_arguments_report(figures: dict[str, dict[str, float]]) -> Iterator[str]:
+    engine, adapter = figures["engine"], figures["adapter"]
+    yield (f"stream_arguments (generated tools workload, {engine['chars']} chars, "
+           f"{engine['chunks']} 4-char chunks):")
+    yield (f"  engine   StreamParser() {engine['plain_s'] * 1e3:7.2f} ms  incremental=True "
+           f"{engine['incremental_s'] * 1e3:7.2f} ms  ratio {engine['ratio']:.2f}x (target 1.25x)")
+    yield (f"  adapter  bare incremental {adapter['bare_s'] * 1e3:7.2f} ms  stream_arguments=True "
+           f"{adapter['adapter_s'] * 1e3:7.2f} ms  ratio {adapter['ratio']:.2f}x (target 1.5x)")
+
+
 def server_report(server: dict[str, Any]) -> Iterator[str]:
     yield (f"server (typical answer: {server['typical_answer_events']} SSE events; one worker; "
            "relay = the proxy passing the same stream through unrewritten):")
@@ -342,11 +384,15 @@ def main(argv: list[str] | None = None) -> int:
     adapter = {name: adapter_ratio(text) for name, text in adapter_workloads(scale).items()}
     for line in adapter_report(adapter):
         print(line, flush=True)
+    streaming = stream_arguments_figures(scale)
+    for line in stream_arguments_report(streaming):
+        print(line, flush=True)
     server = {} if args.adapter_only else asyncio.run(server_figures(args.quick))
     for line in server_report(server) if server else ():
         print(line)
     if args.json:
-        Path(args.json).write_text(json.dumps({"adapter": adapter, "server": server}, indent=2))
+        Path(args.json).write_text(json.dumps(
+            {"adapter": adapter, "stream_arguments": streaming, "server": server}, indent=2))
     return 0
 
 
@@ -354,4 +400,5 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["adapter_ratio", "adapter_workloads", "main", "server_figures"]
+__all__ = ["adapter_ratio", "adapter_workloads", "incremental_ratio", "main", "server_figures",
+           "stream_arguments_figures"]

@@ -16,8 +16,9 @@ imported here: SDK outputs are built with the input's own class). Pure: no I/O.
 - One parser per choice index (choices may interleave). `delta.content` keeps the
   text; each forwarded call becomes `delta.tool_calls` entries whose `index` counts the
   choice's calls from 0. By default a call goes out whole when its block has parsed
-  and passed `on_rejected`; `stream_arguments=True` sends a call's id and name as soon
-  as its tag is read, then its arguments in pieces (docs/openai.md: the trade).
+  and passed `on_rejected`; `stream_arguments=True` (over `StreamParser(incremental=True)`)
+  sends a call's id and name as soon as its tag is read, then its arguments in pieces,
+  the closing `}` when the block is confirmed (docs/openai.md: the trade).
 - `finish_reason`: `tool_calls` when the choice forwarded a call and the upstream said
   `stop`; anything else passes through (`length` included). A stream that ends inside
   an open block sends the block as text.

@@ -2,8 +2,8 @@
 
 Every per-choice parser comes from `make_parser`, looked up on this module at call
 time: that is the seam a test uses to give the adapter a scripted parser (one that
-returns real event objects in a chosen order), for instance to translate SPEC 7's
-incremental events before the engine emits them.
+returns real event objects in a chosen order, such as SPEC 7's incremental events in
+orders the engine seldom gives).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class Settings:
     id_factory: Callable[[], str] | None
     """Call ids: this function, or random `call_` ids."""
     stream_arguments: bool
-    """Send calls as they arrive (SPEC 8, needs the engine's incremental events)."""
+    """Send calls as they arrive (SPEC 8), from `StreamParser(incremental=True)`'s events."""
     on_rejected: OnRejected
     """The policy for blocks with a rejected call."""
     parser_options: Mapping[str, Any] = field(default_factory=dict)
@@ -79,11 +79,7 @@ def make_parser(settings: Settings) -> ParserLike:
     (`SchemaError` for a bad tool schema, `ConfigTypeError` for a wrong type)."""
     options = dict(settings.parser_options)
     if settings.stream_arguments:
-        if not _engine_takes("incremental"):
-            raise ConfigError(
-                "stream_arguments=True needs StreamParser(incremental=True) (SPEC 7), "
-                "which this version of toolparse does not have yet; leave it False")
-        options["incremental"] = True
+        options["incremental"] = True   # SPEC 7's events, translated by _choice.py
     return StreamParser(settings.dialect, tools=settings.tools,
                         id_factory=settings.id_factory, **options)
 

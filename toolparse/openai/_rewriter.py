@@ -12,7 +12,7 @@ is yielded as the very same object, after one `feed()`; no copy is made.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from toolparse._errors import StreamClosedError
 from toolparse._events import Text
@@ -53,6 +53,8 @@ class StreamRewriter(Generic[ChunkT]):
         """The chunks to send for `chunk`, in order."""
         if self._closed:
             raise StreamClosedError("feed() called after close()")
+        if type(chunk) is dict:
+            return self._feed_dict(chunk, cast("dict[str, Any]", chunk))
         peeked = _peek(chunk)
         if peeked is None:
             return self._rewrite(chunk, None)
@@ -61,16 +63,45 @@ class StreamRewriter(Generic[ChunkT]):
         if rewriter is None or rewriter.finished:
             return self._rewrite(chunk, None)
         events = rewriter.parser.feed(content)
-        if not events:
-            if type(choice) is dict and _quiet(chunk, choice):  # type: ignore[arg-type]
-                return []  # all held, and nothing else to pass on: no chunk at all
-        elif len(events) == 1:
+        if len(events) == 1:
             event = events[0]
             if type(event) is Text and (event.text is content or event.text == content):
                 # The content comes out unchanged: the same object. (close() takes its
                 # envelope from the last chunk rewritten; a stream's ids do not change.)
                 return [chunk]
         return self._rewrite(chunk, (rewriter, list(events)))
+
+    def _feed_dict(self, chunk: ChunkT, data: dict[str, Any]) -> list[ChunkT]:
+        """`feed` for a dict chunk (`data`, the same object): `_peek` and `_quiet` in
+        one pass, since this runs for every chunk of a stream, most of them one
+        choice's content."""
+        choices = data.get("choices")
+        if type(choices) is list and len(choices) == 1:
+            choice = choices[0]
+            if type(choice) is dict:
+                delta = choice.get("delta")
+                index = choice.get("index", 0)
+                if type(delta) is dict and choice.get("finish_reason") is None \
+                        and type(index) is int and delta.get("tool_calls") is None:
+                    content = delta.get("content")
+                    rewriter = self._choices.get(index)
+                    if type(content) is str and content and rewriter is not None \
+                            and not rewriter.finished:
+                        events = rewriter.parser.feed(content)
+                        if not events:
+                            # All held: no chunk at all, if it has nothing else to pass
+                            # on (no role, logprobs, usage or unknown fields).
+                            if len(delta) == 1 and _QUIET_CHOICE.issuperset(choice) \
+                                    and choice.get("logprobs") is None \
+                                    and data.get("usage") is None:
+                                return []
+                        elif len(events) == 1:
+                            event = events[0]
+                            if type(event) is Text and (event.text is content
+                                                        or event.text == content):
+                                return [chunk]
+                        return self._rewrite(chunk, (rewriter, list(events)))
+        return self._rewrite(chunk, None)
 
     def close(self) -> list[ChunkT]:
         """End the stream: every choice without a finish_reason gets its held text
@@ -138,42 +169,19 @@ class StreamRewriter(Generic[ChunkT]):
 
 
 def _peek(chunk: Any) -> tuple[int, Any, str] | None:
-    """(the choice's index, the choice, its content) for a chunk of one choice that carries content and no
-    finish_reason or tool_calls of its own: a chunk whose output may be the same
-    object, or nothing. Dicts are read as dicts; SDK objects by attribute."""
-    if type(chunk) is dict:
-        choices = chunk.get("choices")
-        if type(choices) is not list or len(choices) != 1:
-            return None
-        choice = choices[0]
-        if type(choice) is not dict:
-            return None
-        delta = choice.get("delta")
-        index = choice.get("index", 0)
-        if type(delta) is not dict or choice.get("finish_reason") is not None \
-                or type(index) is not int:
-            return None
-        content = delta.get("content")
-        if delta.get("tool_calls") is not None:
-            return None
-    elif not isinstance(chunk, Mapping):
-        choices = getattr(chunk, "choices", None)
-        if type(choices) is not list or len(choices) != 1:
-            return None
-        choice = choices[0]
-        delta = getattr(choice, "delta", None)
-        index = getattr(choice, "index", None)
-        if delta is None or getattr(choice, "finish_reason", 0) is not None \
-                or type(index) is not int or getattr(delta, "tool_calls", 0) is not None:
-            return None
-        content = getattr(delta, "content", None)
-    else:
+    """(the choice's index, the choice, its content) for an SDK chunk of one choice that
+    carries content and no finish_reason or tool_calls of its own: a chunk whose output
+    may be the same object. Read by attribute (dicts take `_feed_dict`)."""
+    if isinstance(chunk, Mapping):
         return None
+    choices = getattr(chunk, "choices", None)
+    if type(choices) is not list or len(choices) != 1:
+        return None
+    choice = choices[0]
+    delta = getattr(choice, "delta", None)
+    index = getattr(choice, "index", None)
+    if delta is None or getattr(choice, "finish_reason", 0) is not None \
+            or type(index) is not int or getattr(delta, "tool_calls", 0) is not None:
+        return None
+    content = getattr(delta, "content", None)
     return (index, choice, content) if type(content) is str and content else None
-
-
-def _quiet(chunk: dict[str, Any], choice: dict[str, Any]) -> bool:
-    """True when a chunk has nothing but content to say (no role, logprobs, usage or
-    unknown fields), so that with its content held it needs no output at all."""
-    return len(choice["delta"]) == 1 and choice.keys() <= _QUIET_CHOICE \
-        and choice.get("logprobs") is None and chunk.get("usage") is None
