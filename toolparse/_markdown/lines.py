@@ -92,12 +92,11 @@ def _patterns() -> _Lines:
 def ready(t: MarkdownTracker) -> bool:
     """Whether the state is one the shortcut takes: a fresh line start, or quiet
     inline text."""
-    if t.worlds.split:
-        return False
+    states = t.worlds.states  # (one world or more: their block structure is the same)
     if t.mode is Mode.INLINE:
-        return runner.quiet(t.inline)
+        return all(runner.quiet(st) for st in states)
     return (t.mode is Mode.LINE_START and not t.ls_dirty and not t.after_cr
-            and not t.inline.cands)
+            and not any(st.cands for st in states))
 
 
 def plain_line_start(t: MarkdownTracker, text: str, i: int, end: int) -> int:
@@ -301,6 +300,8 @@ def _start(t: MarkdownTracker, text: str, q: int, e: int, k: int, indent: int,
 def _inline(t: MarkdownTracker, text: str, i: int, e: int, n: int, pat: _Lines) -> int:
     """Inline text from i to the line ending at e. Returns where the next line starts,
     or -(position + 1) when the general code takes over there."""
+    if t.worlds.split:  # every world reads the line
+        return _general(t, text, i, n)
     s = t.inline
     if s.line_fresh:  # the first line of a paragraph: a definition?
         if s.title_next or text[i] in pat.definition_first or s.defs != DEFS_YES:
@@ -309,8 +310,6 @@ def _inline(t: MarkdownTracker, text: str, i: int, e: int, n: int, pat: _Lines) 
         s.defs = DEFS_NO
     # (The state is quiet here: `ready` said so, and a line the general code ends
     # leaves it so, but for candidates, which `_general` hands back.)
-    if t.worlds.split:
-        return _general(t, text, i, n)
     # A copy of the line: `in` is cheaper than a search; a very long line goes the
     # general way instead.
     line = text[i:e + 1] if e - i < LINE_COPY_MAX else ""
