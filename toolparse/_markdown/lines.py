@@ -94,7 +94,17 @@ def _patterns() -> _Lines:
 def ready(t: MarkdownTracker) -> bool:
     """Whether the state is one the shortcut takes: a fresh line start, or quiet
     inline text."""
-    states = t.worlds.states  # (one world or more: their block structure is the same)
+    if t.worlds.split:
+        return _ready_split(t)
+    if t.mode is MODE_INLINE:
+        return runner.quiet(t.inline)
+    return (t.mode is MODE_LINE_START and not t.ls_dirty and not t.after_cr
+            and not t.inline.cands)
+
+
+def _ready_split(t: MarkdownTracker) -> bool:
+    """`ready` with more than one world: their block structure is the same."""
+    states = t.worlds.states
     if t.mode is MODE_INLINE:
         return all(runner.quiet(st) for st in states)
     return (t.mode is MODE_LINE_START and not t.ls_dirty and not t.after_cr
