@@ -1137,6 +1137,11 @@ SHORTCUT_CASES = [
     "```\n    ```\n{T}\n", "> ```\na\n> {T}", "    a\nb `c\n{T}`", "a\n2. b\n\n      {T}",
     " - a\n\n      {T}", "-\n  # h\n\n    {T}", "-\n  - b\n\n    {T}", "-\n  ~~~\n\n    {T}",
     "`x <a`b@c.d> {T} `", "`x <ab@c`d> {T} `", "x <!X <b> `a {T} `", "x <!X <b> `a {T} `>",
+    # A tag whose only inline characters are brackets (skipped when none can matter).
+    "<![CDATA[os.path]]> `a {T} `", "<![CDATA[x = a[b[0]]> 1]]> `a {T} `",
+    'a <b t="[c]"> x\ny `z\n {T}`', '[a <b t="[c]">](d `e) {T} `', '<b t="[c][d]"> `e {T} `',
+    '[d]: /u\n\n<b t="[[c]][d]"> `e {T} `', '<a t="![b] [c] [[d]"> `e {T} `', '[x <a t="]">] `{T}`',
+    '<![CDATA[a[b]]]> [c] `d {T} `', '<b t="[c](d `e)"> {T} `', '<b t="[c]" u="[d](e)"> `{T}`',
 ]
 SHORTCUT_DOCS = (
     [doc.replace("{T}", TC) for doc in SHORTCUT_CASES]

@@ -29,7 +29,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolparse._markdown.blocks import container, fence, html_block, indented, leaf
-from toolparse._markdown.state import Leaf, NeedMore, Outcome
+from toolparse._markdown.state import (
+    LEAF_FENCE, LEAF_HTML, LEAF_INDENTED, LEAF_NONE, LEAF_PARAGRAPH, NeedMore,
+    OUTCOME_CODE, OUTCOME_HTML, Outcome)
 from toolparse._markdown.syntax import CODE_INDENT, TAB_STOP, syntax
 
 if TYPE_CHECKING:
@@ -129,7 +131,7 @@ def machine(t: MarkdownTracker, buf: str) -> tuple[Outcome, int]:
     if t.ls_stage == 0:
         container.continue_all(t, buf)
         t.ls_stage = 1
-        if t.ls_k < len(t.blocks) or t.leaf is Leaf.NONE:
+        if t.ls_k < len(t.blocks) or t.leaf is LEAF_NONE:
             t.ls_stage = 2
             t.ls_closed = t.ls_k == len(t.blocks)
     if t.ls_stage == 1:
@@ -146,15 +148,15 @@ def _continue_leaf(t: MarkdownTracker, buf: str) -> tuple[Outcome, int] | None:
     i, col, blank = nns(t, buf)
     indent = col - t.ls_col
     kind = t.leaf
-    if kind is Leaf.FENCE:
+    if kind is LEAF_FENCE:
         return fence.continue_line(t, buf, i, indent)
-    if kind is Leaf.INDENTED:
+    if kind is LEAF_INDENTED:
         if indented.continues(indent, blank):
-            return Outcome.CODE, i
+            return OUTCOME_CODE, i
         t.ls_leaf_ok = False
-    elif kind is Leaf.HTML:
+    elif kind is LEAF_HTML:
         if html_block.continues(t, blank):
-            return Outcome.HTML, i
+            return OUTCOME_HTML, i
         t.ls_leaf_ok = False
     else:  # paragraph
         t.ls_leaf_ok = not blank
@@ -172,7 +174,7 @@ def _starts(t: MarkdownTracker, buf: str) -> tuple[Outcome, int]:
             return decided if decided is not None else leaf.step_c(t, i, blank)
         if block_start(buf[i]) is None:
             return leaf.step_c(t, i, blank)
-        in_para = t.leaf is Leaf.PARAGRAPH and t.ls_leaf_ok and not t.ls_started
+        in_para = t.leaf is LEAF_PARAGRAPH and t.ls_leaf_ok and not t.ls_started
         for rule in BLOCK_STARTS:
             decided = rule.start(t, buf, i, col, indent, in_para)
             if decided is True:

@@ -31,7 +31,9 @@ from toolparse._markdown.inlines import code_span, links, runner
 from toolparse._markdown.inlines.links import can_start_definition
 from toolparse._markdown.inlines.raw_html import dead_tags_only
 from toolparse._markdown.inlines.state import DEFS_NO, DEFS_YES
-from toolparse._markdown.state import Leaf, Mode
+from toolparse._markdown.state import (
+    LEAF_FENCE, LEAF_HTML, LEAF_INDENTED, LEAF_NONE, LEAF_PARAGRAPH, MODE_CODE_LINE,
+    MODE_INLINE, MODE_LINE_START)
 from toolparse._markdown.syntax import CODE_INDENT, syntax
 
 if TYPE_CHECKING:
@@ -93,11 +95,20 @@ def ready(t: MarkdownTracker) -> bool:
     """Whether the state is one the shortcut takes: a fresh line start, or quiet
     inline text."""
     if t.worlds.split:
-        return False
-    if t.mode is Mode.INLINE:
+        return _ready_split(t)
+    if t.mode is MODE_INLINE:
         return runner.quiet(t.inline)
-    return (t.mode is Mode.LINE_START and not t.ls_dirty and not t.after_cr
+    return (t.mode is MODE_LINE_START and not t.ls_dirty and not t.after_cr
             and not t.inline.cands)
+
+
+def _ready_split(t: MarkdownTracker) -> bool:
+    """`ready` with more than one world: their block structure is the same."""
+    states = t.worlds.states
+    if t.mode is MODE_INLINE:
+        return all(runner.quiet(st) for st in states)
+    return (t.mode is MODE_LINE_START and not t.ls_dirty and not t.after_cr
+            and not any(st.cands for st in states))
 
 
 def plain_line_start(t: MarkdownTracker, text: str, i: int, end: int) -> int:
@@ -106,24 +117,24 @@ def plain_line_start(t: MarkdownTracker, text: str, i: int, end: int) -> int:
     cannot close it. Returns where the general code goes on, or -1."""
     pat = _patterns()
     kind = t.leaf
-    if kind is Leaf.NONE or kind is Leaf.PARAGRAPH:
+    if kind is LEAF_NONE or kind is LEAF_PARAGRAPH:
         p = pat.plain_line.match(text, i, end)
         if p is not None:
-            if kind is Leaf.NONE:
-                t.open_leaf(Leaf.PARAGRAPH)
-            t.move(Mode.INLINE, "a plain paragraph line")
+            if kind is LEAF_NONE:
+                t.open_leaf(LEAF_PARAGRAPH)
+            t.move(MODE_INLINE, "a plain paragraph line")
             return p.end() - 1
     b = pat.blank_line.match(text, i, end)
     if b is not None:
-        if kind is Leaf.PARAGRAPH or (kind is Leaf.HTML and t.html_kind >= 6):
+        if kind is LEAF_PARAGRAPH or (kind is LEAF_HTML and t.html_kind >= 6):
             t.close_leaf()
         return t.end_line(text, b.end() - 1)
-    if kind is Leaf.FENCE or kind is Leaf.INDENTED:
+    if kind is LEAF_FENCE or kind is LEAF_INDENTED:
         p = syntax().indent_run.match(text, i, end)
         k = p.end() if p is not None else i
         if k < end and (p is None or "\t" not in p.group()):
-            if k - i >= CODE_INDENT or (kind is Leaf.FENCE and text[k] != t.fence_char):
-                t.move(Mode.CODE_LINE, "a line of code")
+            if k - i >= CODE_INDENT or (kind is LEAF_FENCE and text[k] != t.fence_char):
+                t.move(MODE_CODE_LINE, "a line of code")
                 return i
     return -1
 
@@ -141,7 +152,7 @@ INLINE = -2
 
 def run(t: MarkdownTracker, text: str, i: int, n: int) -> int:
     """Whole "\n" lines from text[i], while they have the common shapes."""
-    if t.mode is Mode.INLINE:  # the rest of a line the general code started
+    if t.mode is MODE_INLINE:  # the rest of a line the general code started
         e = text.find("\n", i)
         if e < 0:
             return i
@@ -159,12 +170,12 @@ def run(t: MarkdownTracker, text: str, i: int, n: int) -> int:
             return i
         kind = t.leaf
         if (not blocks and text[i] in plain_ascii
-                and (kind is Leaf.PARAGRAPH or kind is Leaf.NONE)):
+                and (kind is LEAF_PARAGRAPH or kind is LEAF_NONE)):
             # Paragraph text with no container and no indentation: the common line.
-            if kind is Leaf.NONE:
-                t.open_leaf(Leaf.PARAGRAPH)
+            if kind is LEAF_NONE:
+                t.open_leaf(LEAF_PARAGRAPH)
             j = _inline(t, text, i, e, n, pat)
-        elif not blocks and kind is Leaf.FENCE:
+        elif not blocks and kind is LEAF_FENCE:
             # A line of a fence with no container (`_line`'s stage 1, directly).
             q = pat.spaces(text, i).end()  # type: ignore[union-attr]
             ch = text[q]
@@ -205,31 +216,31 @@ def _line(t: MarkdownTracker, text: str, i: int, e: int, pat: _Lines) -> int:
     if ch == "\n":
         return _blank(t, k, all_matched, e)
     indent = q - pos
-    if all_matched and kind is not Leaf.PARAGRAPH and kind is not Leaf.NONE:
-        if kind is Leaf.FENCE:
+    if all_matched and kind is not LEAF_PARAGRAPH and kind is not LEAF_NONE:
+        if kind is LEAF_FENCE:
             if indent < CODE_INDENT and ch == t.fence_char:
                 fence.closes_line(t, text, q)
             return e + 1
-        if kind is Leaf.HTML:
+        if kind is LEAF_HTML:
             return GENERAL
         if indent >= CODE_INDENT:  # indented code goes on
             return e + 1
     if indent >= CODE_INDENT:
-        if kind is not Leaf.PARAGRAPH:  # (indented code cannot interrupt a paragraph)
+        if kind is not LEAF_PARAGRAPH:  # (indented code cannot interrupt a paragraph)
             del blocks[k:]
-            t.open_leaf(Leaf.INDENTED)
+            t.open_leaf(LEAF_INDENTED)
             return e + 1
         return INLINE - q
     m = None
     if ch in pat.plain_ascii or ((m := pat.block_line.match(text, q)) is None
                                  and pat.starts_no_block.match(text, q)):
-        if kind is not Leaf.PARAGRAPH:  # else a continuation line, or a lazy one
+        if kind is not LEAF_PARAGRAPH:  # else a continuation line, or a lazy one
             del blocks[k:]
-            t.open_leaf(Leaf.PARAGRAPH)
+            t.open_leaf(LEAF_PARAGRAPH)
         return INLINE - q
     if m is None:
         return GENERAL
-    return _start(t, text, q, e, k, indent, m, all_matched and kind is Leaf.PARAGRAPH)
+    return _start(t, text, q, e, k, indent, m, all_matched and kind is LEAF_PARAGRAPH)
 
 
 def _containers(t: MarkdownTracker, text: str, i: int) -> tuple[int, int, int] | None:
@@ -274,11 +285,11 @@ def _containers(t: MarkdownTracker, text: str, i: int) -> tuple[int, int, int] |
 def _blank(t: MarkdownTracker, k: int, all_matched: bool, e: int) -> int:
     kind = t.leaf
     if all_matched:
-        if kind is Leaf.FENCE or kind is Leaf.INDENTED:
+        if kind is LEAF_FENCE or kind is LEAF_INDENTED:
             return e + 1
-        if kind is Leaf.HTML and t.html_kind < 6:
+        if kind is LEAF_HTML and t.html_kind < 6:
             return GENERAL
-    if kind is not Leaf.NONE:
+    if kind is not LEAF_NONE:
         t.close_leaf()
     del t.blocks[k:]
     return e + 1
@@ -301,6 +312,8 @@ def _start(t: MarkdownTracker, text: str, q: int, e: int, k: int, indent: int,
 def _inline(t: MarkdownTracker, text: str, i: int, e: int, n: int, pat: _Lines) -> int:
     """Inline text from i to the line ending at e. Returns where the next line starts,
     or -(position + 1) when the general code takes over there."""
+    if t.worlds.split:  # every world reads the line
+        return _general(t, text, i, n)
     s = t.inline
     if s.line_fresh:  # the first line of a paragraph: a definition?
         if s.title_next or text[i] in pat.definition_first or s.defs != DEFS_YES:
@@ -309,8 +322,6 @@ def _inline(t: MarkdownTracker, text: str, i: int, e: int, n: int, pat: _Lines) 
         s.defs = DEFS_NO
     # (The state is quiet here: `ready` said so, and a line the general code ends
     # leaves it so, but for candidates, which `_general` hands back.)
-    if t.worlds.split:
-        return _general(t, text, i, n)
     # A copy of the line: `in` is cheaper than a search; a very long line goes the
     # general way instead.
     line = text[i:e + 1] if e - i < LINE_COPY_MAX else ""
@@ -334,9 +345,9 @@ def _inline(t: MarkdownTracker, text: str, i: int, e: int, n: int, pat: _Lines) 
 
 
 def _general(t: MarkdownTracker, text: str, i: int, n: int) -> int:
-    if not t.in_mode(Mode.INLINE):
-        t.move(Mode.INLINE, "paragraph text the shortcut leaves")
+    if not t.in_mode(MODE_INLINE):
+        t.move(MODE_INLINE, "paragraph text the shortcut leaves")
     i = t.inline_feed(text, i, n)
-    if not t.in_mode(Mode.LINE_START) or t.inline.cands or i >= n:
+    if not t.in_mode(MODE_LINE_START) or t.inline.cands or i >= n:
         return -i - 1
     return i

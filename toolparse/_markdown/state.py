@@ -25,7 +25,11 @@ from typing import Final
 from toolparse._errors import ToolparseError
 
 __all__ = ["Mode", "Leaf", "TRANSITIONS", "TrackerStateError", "Container", "NeedMore",
-           "Outcome", "check_move"]
+           "Outcome", "check_move", "ENTERS",
+           "MODE_LINE_START", "MODE_INLINE", "MODE_CODE_LINE", "MODE_HTML_LINE", "MODE_SPEC_FENCE", "MODE_SPEC_HTML7",
+           "LEAF_NONE", "LEAF_PARAGRAPH", "LEAF_HEADING", "LEAF_FENCE", "LEAF_INDENTED", "LEAF_HTML",
+           "OUTCOME_CODE", "OUTCOME_HTML", "OUTCOME_INLINE",
+           "OUTCOME_HEADING", "OUTCOME_FENCE_SPEC", "OUTCOME_HTML7_SPEC", "OUTCOME_DONE"]
 
 
 # (Integer enums: they hash as ints, in C, which the transition table's look-ups on
@@ -64,6 +68,29 @@ class Outcome(enum.IntEnum):
     HTML7_SPEC = 5   # a possible HTML block of kind 7
     DONE = 6         # a decided line with nothing after (a break, a closing fence)
 
+
+# The members as module names, for the rules to read: an attribute of an enum class
+# goes through its metaclass hook (`EnumType.__getattr__`), some ten times the cost of
+# a module global on the per-line paths.
+MODE_LINE_START: Final = Mode.LINE_START
+MODE_INLINE: Final = Mode.INLINE
+MODE_CODE_LINE: Final = Mode.CODE_LINE
+MODE_HTML_LINE: Final = Mode.HTML_LINE
+MODE_SPEC_FENCE: Final = Mode.SPEC_FENCE
+MODE_SPEC_HTML7: Final = Mode.SPEC_HTML7
+LEAF_NONE: Final = Leaf.NONE
+LEAF_PARAGRAPH: Final = Leaf.PARAGRAPH
+LEAF_HEADING: Final = Leaf.HEADING
+LEAF_FENCE: Final = Leaf.FENCE
+LEAF_INDENTED: Final = Leaf.INDENTED
+LEAF_HTML: Final = Leaf.HTML
+OUTCOME_CODE: Final = Outcome.CODE
+OUTCOME_HTML: Final = Outcome.HTML
+OUTCOME_INLINE: Final = Outcome.INLINE
+OUTCOME_HEADING: Final = Outcome.HEADING
+OUTCOME_FENCE_SPEC: Final = Outcome.FENCE_SPEC
+OUTCOME_HTML7_SPEC: Final = Outcome.HTML7_SPEC
+OUTCOME_DONE: Final = Outcome.DONE
 
 TRANSITIONS: Final[dict[Mode, frozenset[Mode]]] = {
     Mode.LINE_START: frozenset(Mode),

@@ -71,7 +71,10 @@ from toolparse._markdown.inlines import links, runner, tickets
 from toolparse._markdown.inlines.state import InlineState
 from toolparse._markdown.inlines.worlds import Worlds
 from toolparse._markdown.state import (
-    ENTERS, Container, Leaf, Mode, NeedMore, Outcome, TRANSITIONS, check_move)
+    ENTERS, LEAF_FENCE, LEAF_HEADING, LEAF_NONE, LEAF_PARAGRAPH, MODE_CODE_LINE,
+    MODE_HTML_LINE, MODE_INLINE, MODE_LINE_START, MODE_SPEC_FENCE, MODE_SPEC_HTML7,
+    OUTCOME_FENCE_SPEC, OUTCOME_HEADING, OUTCOME_HTML7_SPEC, TRANSITIONS, Container, Leaf,
+    Mode, NeedMore, Outcome, check_move)
 from toolparse._markdown.syntax import automata, syntax
 
 __all__ = ["Context", "MarkdownTracker", "Resolution"]
@@ -120,14 +123,14 @@ class MarkdownTracker:
     def __init__(self) -> None:
         self.out: list[Resolution] = []        # resolutions not yet returned
         self.next_ticket = 0
-        self.mode = Mode.LINE_START
+        self.mode = MODE_LINE_START
         self.after_cr = False                  # the last line ended with a lone "\r"
         self.definitions: set[str] = set()     # normalized labels of definitions
         self.inline = InlineState(self.out, self.definitions)  # (worlds.states[0])
         self.worlds = Worlds(self.inline, self.out)
         self.scan = runner.scan_patterns().search.search  # the next inline marker
         self.blocks: list[Container] = []      # open containers, outermost first
-        self.leaf = Leaf.NONE
+        self.leaf = LEAF_NONE
         self.fence_char = ""                   # the open fence's character ...
         self.fence_len = 0                     # ... and length
         self.html_kind = 0                     # the open HTML block's kind (1-7)
@@ -149,7 +152,7 @@ class MarkdownTracker:
     def feed(self, text: str) -> list[Resolution]:
         """Consume `text` as Markdown; return the tickets this text resolved."""
         s = self.inline
-        if (self.mode is Mode.INLINE and not self.out and self.scan(text) is None
+        if (self.mode is MODE_INLINE and not self.out and self.scan(text) is None
                 and not (s.cands or s.esc or s.run or s.line_fresh or s.serial)
                 and s.closed is None):
             if text:  # mid-line paragraph text with nothing that changes state
@@ -167,17 +170,17 @@ class MarkdownTracker:
         """
         self.after_cr = False
         mode = self.mode
-        if mode is Mode.INLINE:
+        if mode is MODE_INLINE:
             if not self.inline_ticket(self.next_ticket):
                 return Context.TEXT, -1
             return Context.PENDING, self.new_ticket()
-        if mode is Mode.CODE_LINE:
+        if mode is MODE_CODE_LINE:
             return Context.CODE, -1
-        if mode is Mode.HTML_LINE:
+        if mode is MODE_HTML_LINE:
             return Context.TEXT, -1
-        if mode is Mode.SPEC_FENCE:
+        if mode is MODE_SPEC_FENCE:
             return Context.PENDING, self.held_ticket()
-        if mode is Mode.SPEC_HTML7:
+        if mode is MODE_SPEC_HTML7:
             dfa = automata().html_block_7
             state = dfa.table[self.spec_dfa].get(syntax().tag_open,
                                                  dfa.default[self.spec_dfa])
@@ -190,7 +193,7 @@ class MarkdownTracker:
         return self._context_at_line_start()
 
     def _context_at_line_start(self) -> tuple[Context, int]:
-        if (self.leaf is Leaf.FENCE and not self.blocks and not self.marks
+        if (self.leaf is LEAF_FENCE and not self.blocks and not self.marks
                 and self.fence_char != syntax().tag_open
                 and not self.held_line().strip(" \t")):
             # A line of a fence (tool-call examples in code): only indentation so far,
@@ -198,14 +201,14 @@ class MarkdownTracker:
             self.lb_parts, self.lb_len, self.ls_wait = [], 0, None
             self.ls_dirty = True
             self.heading = False
-            self.move(Mode.CODE_LINE, "a tag on a line of a fence")
+            self.move(MODE_CODE_LINE, "a tag on a line of a fence")
             return Context.CODE, -1
         if self.line_start(peek=True) >= 0:
             return self.context()
         # Stopped at the `<` itself: an HTML block start (kinds 1-6 interrupt a
         # paragraph), a new paragraph or HTML block of kind 7 (TEXT either way), or a
         # paragraph continuation line.
-        if (self.leaf is Leaf.PARAGRAPH and not self.ls_started
+        if (self.leaf is LEAF_PARAGRAPH and not self.ls_started
                 and any(st.stack for st in self.worlds.states)):
             return Context.PENDING, self.held_ticket()
         return Context.TEXT, -1
@@ -225,9 +228,9 @@ class MarkdownTracker:
         """Right after `context()` answered CODE or PENDING: the kind of code the tag is
         in (or would be in, should its ticket resolve as code): `fenced`, `indented` or
         `span`. For diagnostics (why a tag was not a call); the engine does not use it."""
-        if self.mode is Mode.CODE_LINE:
-            return "fenced" if self.leaf is Leaf.FENCE else "indented"
-        return "fenced" if self.mode is Mode.SPEC_FENCE else "span"
+        if self.mode is MODE_CODE_LINE:
+            return "fenced" if self.leaf is LEAF_FENCE else "indented"
+        return "fenced" if self.mode is MODE_SPEC_FENCE else "span"
 
     def opaque(self, raw: str) -> list[Resolution]:
         """A tool block was recognised at the current position (SPEC G3a).
@@ -240,23 +243,23 @@ class MarkdownTracker:
         cut = syntax().eol_scan.search(raw)
         first = raw[:cut.start()] if cut else raw
         has_eol = cut is not None
-        if self.mode is Mode.LINE_START and self.line_start(peek=True) < 0:
+        if self.mode is MODE_LINE_START and self.line_start(peek=True) < 0:
             self.atom_at_line_start(raw, first, has_eol)
             return self.flush()
         mode = self.mode
-        if mode is Mode.INLINE:
+        if mode is MODE_INLINE:
             self.inline_atom(raw)
-        elif mode is Mode.SPEC_FENCE:
+        elif mode is MODE_SPEC_FENCE:
             fence.spec_atom(self, raw, first, has_eol)
-        elif mode is Mode.SPEC_HTML7:
+        elif mode is MODE_SPEC_HTML7:
             html_block.spec_atom(self, raw, first, has_eol)
-        elif mode is Mode.HTML_LINE:
+        elif mode is MODE_HTML_LINE:
             html_block.atom(self, raw)
         return self.flush()
 
     def finish(self) -> list[Resolution]:
         """End of stream: resolve every outstanding ticket."""
-        if self.mode is not Mode.LINE_START or self.lb_len or self.marks:
+        if self.mode is not MODE_LINE_START or self.lb_len or self.marks:
             # A virtual line ending decides the last line (a "\n" after a final "\r"
             # is swallowed as part of it).
             self.dispatch("\n")
@@ -312,18 +315,18 @@ class MarkdownTracker:
                 if i >= n:
                     return
             mode = self.mode
-            if mode is Mode.INLINE:
+            if mode is MODE_INLINE:
                 i = self.inline_feed(text, i, n)
-            elif mode is Mode.LINE_START:
+            elif mode is MODE_LINE_START:
                 i = self.line_start_feed(text, i, n)
-            elif mode is Mode.CODE_LINE:
+            elif mode is MODE_CODE_LINE:
                 m = syntax().eol_scan.search(text, i)
                 if m is None:
                     return
                 i = self.end_line(text, m.start())
-            elif mode is Mode.HTML_LINE:
+            elif mode is MODE_HTML_LINE:
                 i = html_block.feed(self, text, i, n)
-            elif mode is Mode.SPEC_FENCE:
+            elif mode is MODE_SPEC_FENCE:
                 i = fence.spec_feed(self, text, i, n)
             else:
                 i = html_block.spec_feed(self, text, i, n)
@@ -336,9 +339,9 @@ class MarkdownTracker:
                     j += 1
             else:
                 self.after_cr = True
-        if Mode.LINE_START not in TRANSITIONS[self.mode]:
-            check_move(self.mode, Mode.LINE_START, "a line ending")
-        self.mode = Mode.LINE_START
+        if MODE_LINE_START not in TRANSITIONS[self.mode]:
+            check_move(self.mode, MODE_LINE_START, "a line ending")
+        self.mode = MODE_LINE_START
         if self.ls_dirty:
             self.reset_line()
         return j + 1
@@ -388,6 +391,12 @@ class MarkdownTracker:
         """Apply `op` (a function of an inline state) to every world, splitting first
         where it makes a decision that needs a definition not seen yet."""
         worlds = self.worlds
+        if all(st.closed is None for st in worlds.states):
+            # (No `]` waits on its next character: no state needs a split here.)
+            for st in worlds.states:
+                op(st)  # type: ignore[operator]
+            worlds.collect()
+            return
         done: set[int] = set()
         while True:
             todo = [st for st in worlds.states if id(st) not in done]
@@ -448,31 +457,31 @@ class MarkdownTracker:
     def open_leaf(self, kind: Leaf) -> None:
         """Open a leaf block inside the innermost container (the state change every
         way of deciding a line makes)."""
-        if self.leaf is not Leaf.NONE:
+        if self.leaf is not LEAF_NONE:
             self.close_leaf()
         if self.blocks:
             self.blocks[-1].has_child = True
         self.leaf = kind
-        if kind is Leaf.PARAGRAPH:
+        if kind is LEAF_PARAGRAPH:
             runner.begin_paragraph(self.inline)
-        elif kind is Leaf.HEADING:
+        elif kind is LEAF_HEADING:
             runner.begin_heading(self.inline)
 
     def close_leaf(self) -> None:
         leaf_ = self.leaf
-        if leaf_ is Leaf.PARAGRAPH or leaf_ is Leaf.HEADING:
+        if leaf_ is LEAF_PARAGRAPH or leaf_ is LEAF_HEADING:
             worlds = self.worlds
             if worlds.split or worlds.votes or self.inline.out is not self.out:
                 worlds.end_paragraph()
             else:  # (one world: what `Worlds.end_paragraph` would do)
                 runner.end_paragraph(self.inline)
-        self.leaf = Leaf.NONE
+        self.leaf = LEAF_NONE
 
     def close_unmatched(self) -> None:
         """Close the containers this line did not continue (and the leaf in them)."""
         if self.ls_closed:
             return
-        if self.leaf is not Leaf.NONE and not self.ls_leaf_ok:
+        if self.leaf is not LEAF_NONE and not self.ls_leaf_ok:
             self.close_leaf()
         del self.blocks[self.ls_k:]
         self.ls_closed = True
@@ -584,15 +593,15 @@ class MarkdownTracker:
         self.lb_parts = []
         self.lb_len = 0
         self.marks = []
-        self.heading = outcome is Outcome.HEADING
+        self.heading = outcome is OUTCOME_HEADING
         self.move(ENTERS[outcome], "a line start decided")
-        if outcome is Outcome.FENCE_SPEC:
+        if outcome is OUTCOME_FENCE_SPEC:
             self.spec_backtick = False
             run = self.spec_run
             self.lb_parts = [buf[at:at + run]]
             self.lb_len = run
             at += run
-        elif outcome is Outcome.HTML7_SPEC:
+        elif outcome is OUTCOME_HTML7_SPEC:
             html_block.spec_enter(self)
         if replay:
             self.replay(buf, at, marks)
@@ -616,25 +625,25 @@ class MarkdownTracker:
         mode = self.mode
         if isinstance(item, str):  # a tool block held with the line
             raw = item
-            if mode is Mode.INLINE:
+            if mode is MODE_INLINE:
                 self.inline_atom(raw)
-            elif mode is Mode.SPEC_FENCE:
+            elif mode is MODE_SPEC_FENCE:
                 self.marks.append((self.lb_len, raw))
-            elif mode is Mode.SPEC_HTML7:
+            elif mode is MODE_SPEC_HTML7:
                 cut = syntax().eol_scan.search(raw)
                 html_block.spec_atom(self, raw, raw[:cut.start()] if cut else raw,
                                      cut is not None)
-            elif mode is Mode.HTML_LINE:
+            elif mode is MODE_HTML_LINE:
                 html_block.atom(self, raw)
             return
         ticket = item
-        if mode is Mode.INLINE:
+        if mode is MODE_INLINE:
             if not self.inline_ticket(ticket):
                 self.resolve(ticket, False)
-        elif mode is Mode.SPEC_FENCE or mode is Mode.SPEC_HTML7:
+        elif mode is MODE_SPEC_FENCE or mode is MODE_SPEC_HTML7:
             self.marks.append((self.lb_len, ticket))
         else:
-            self.resolve(ticket, mode is Mode.CODE_LINE)
+            self.resolve(ticket, mode is MODE_CODE_LINE)
 
     def resolve(self, item: int | str, in_code: bool) -> None:
         if isinstance(item, int):
@@ -656,21 +665,21 @@ class MarkdownTracker:
         if kind:
             self.close_unmatched()
             html_block.open_block(self, kind)
-            self.move(Mode.HTML_LINE, "a tool block that starts an HTML block")
+            self.move(MODE_HTML_LINE, "a tool block that starts an HTML block")
             self.resolve_marks(marks, False)
             html_block.atom(self, raw)
             return
-        in_para = self.leaf is Leaf.PARAGRAPH and self.ls_leaf_ok and not self.ls_started
-        if not in_para and not (not self.ls_closed and self.leaf is Leaf.PARAGRAPH):
+        in_para = self.leaf is LEAF_PARAGRAPH and self.ls_leaf_ok and not self.ls_started
+        if not in_para and not (not self.ls_closed and self.leaf is LEAF_PARAGRAPH):
             # A new block: an HTML block of kind 7 if the first line is one tag.
             self.close_unmatched()
-            self.move(Mode.SPEC_HTML7, "a tool block at the start of a block")
+            self.move(MODE_SPEC_HTML7, "a tool block at the start of a block")
             html_block.spec_enter(self)
             self.marks = marks
             html_block.spec_atom(self, raw, first, has_eol)
             return
         self.step_c(at, False)
-        self.move(Mode.INLINE, "a tool block in a paragraph line")
+        self.move(MODE_INLINE, "a tool block in a paragraph line")
         self.heading = False
         self.replay("", 0, marks)
         self.inline_atom(raw)

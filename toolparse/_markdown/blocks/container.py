@@ -19,7 +19,8 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from toolparse._markdown.state import Container, Leaf, NeedMore
+from toolparse._markdown.state import (
+    Container, LEAF_PARAGRAPH, NeedMore)
 from toolparse._markdown.syntax import CODE_INDENT, syntax
 
 if TYPE_CHECKING:
@@ -184,7 +185,7 @@ def item_line_open(t: MarkdownTracker, ordered: str | None, interrupts: bool,
     if k >= MAX_NESTING:
         return False
     del t.blocks[k:]
-    t.open_leaf(Leaf.PARAGRAPH)
+    t.open_leaf(LEAF_PARAGRAPH)
     item = Container(False, indent + width)
     item.has_child = True
     t.blocks.append(item)

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING
 
 import regex
 
-from toolparse._markdown.state import Leaf, Mode, NeedMore, Outcome
+from toolparse._markdown.state import (
+    LEAF_FENCE, LEAF_NONE, MODE_CODE_LINE, MODE_INLINE, Mode, NeedMore, OUTCOME_CODE,
+    OUTCOME_DONE, OUTCOME_FENCE_SPEC, Outcome)
 from toolparse._markdown.syntax import CODE_INDENT, syntax, wait_for_other_than
 
 if TYPE_CHECKING:
@@ -51,7 +53,7 @@ def _syntax() -> _FenceSyntax:
 
 def open_fence(t: MarkdownTracker, ch: str, length: int) -> None:
     """A fence of `length` characters `ch` opens (the state change, for both ways)."""
-    t.open_leaf(Leaf.FENCE)
+    t.open_leaf(LEAF_FENCE)
     t.fence_char, t.fence_len = ch, length
 
 
@@ -71,10 +73,10 @@ def start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     if ch == syntax().tilde:
         t.close_unmatched()
         open_fence(t, ch, m.end() - i)
-        return Outcome.CODE, i
+        return OUTCOME_CODE, i
     t.spec_run = m.end() - i
     t.goto(i, col)
-    return Outcome.FENCE_SPEC, i
+    return OUTCOME_FENCE_SPEC, i
 
 
 # -------------------------------------------------------------------- continue
@@ -89,9 +91,9 @@ def continue_line(t: MarkdownTracker, buf: str, i: int, indent: int) -> tuple[Ou
                 raise NeedMore(wait_for_other_than(fc) if buf[i:].strip(fc) == ""
                                else syntax().wait_ws)
             if len(m.group().rstrip(" \t")) >= t.fence_len:
-                t.leaf = Leaf.NONE
-                return Outcome.DONE, m.end()
-    return Outcome.CODE, i
+                t.leaf = LEAF_NONE
+                return OUTCOME_DONE, m.end()
+    return OUTCOME_CODE, i
 
 
 def closes_line(t: MarkdownTracker, text: str, q: int) -> None:
@@ -99,7 +101,7 @@ def closes_line(t: MarkdownTracker, text: str, q: int) -> None:
     a whole line) closes the fence if it is a closing fence."""
     close = _syntax().close_line.match(text, q)
     if close is not None and len(close.group().rstrip(" \t")) >= t.fence_len:
-        t.leaf = Leaf.NONE
+        t.leaf = LEAF_NONE
 
 
 # ------------------------------------------------------- the whole-line shortcut
@@ -146,7 +148,7 @@ def spec_to_paragraph(t: MarkdownTracker) -> None:
     marks = t.marks
     t.lb_parts, t.lb_len, t.marks = [], 0, []
     t.step_c(0, False)
-    t.move(Mode.INLINE, "a backtick in a fence's info string")
+    t.move(MODE_INLINE, "a backtick in a fence's info string")
     t.heading = False
     t.replay(buf, 0, marks)
 
@@ -157,7 +159,7 @@ def spec_to_fence(t: MarkdownTracker) -> None:
     t.lb_parts, t.lb_len, t.marks = [], 0, []
     t.close_unmatched()
     open_fence(t, syntax().backtick, t.spec_run)
-    t.move(Mode.CODE_LINE, "the end of a fence opener's line")
+    t.move(MODE_CODE_LINE, "the end of a fence opener's line")
     t.resolve_marks(marks, True)
 
 

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING
 
 import regex
 
-from toolparse._markdown.state import Leaf, Mode, NeedMore, Outcome
+from toolparse._markdown.state import (
+    LEAF_HTML, LEAF_NONE, LEAF_PARAGRAPH, MODE_HTML_LINE, MODE_INLINE, Mode, NeedMore,
+    OUTCOME_HTML, OUTCOME_HTML7_SPEC, Outcome)
 from toolparse._markdown.syntax import automata, syntax
 
 if TYPE_CHECKING:
@@ -49,7 +51,7 @@ def _syntax() -> _HtmlSyntax:
 
 
 def open_block(t: MarkdownTracker, kind: int) -> None:
-    t.open_leaf(Leaf.HTML)
+    t.open_leaf(LEAF_HTML)
     t.html_kind, t.html_tail, t.html_closing = kind, "", False
 
 
@@ -83,11 +85,11 @@ def start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     if kind:
         t.close_unmatched()
         open_block(t, kind)
-        return Outcome.HTML, i
-    if not in_para and not (not t.ls_closed and t.leaf is Leaf.PARAGRAPH):
+        return OUTCOME_HTML, i
+    if not in_para and not (not t.ls_closed and t.leaf is LEAF_PARAGRAPH):
         t.close_unmatched()
         t.goto(i, col)
-        return Outcome.HTML7_SPEC, i
+        return OUTCOME_HTML7_SPEC, i
     return None
 
 
@@ -119,7 +121,7 @@ def feed(t: MarkdownTracker, text: str, i: int, n: int) -> int:
     if m is None:
         return n
     if t.html_closing:
-        t.leaf = Leaf.NONE
+        t.leaf = LEAF_NONE
     return t.end_line(text, j)
 
 
@@ -171,7 +173,7 @@ def _to_block(t: MarkdownTracker) -> None:
     marks = t.marks
     t.lb_parts, t.lb_len, t.marks = [], 0, []
     open_block(t, 7)
-    t.move(Mode.HTML_LINE, "the end of a line that is one tag")
+    t.move(MODE_HTML_LINE, "the end of a line that is one tag")
     t.resolve_marks(marks, False)
 
 
@@ -194,8 +196,8 @@ def spec_to_paragraph(t: MarkdownTracker) -> None:
     buf = t.held_line()
     marks = t.marks
     t.lb_parts, t.lb_len, t.marks = [], 0, []
-    t.open_leaf(Leaf.PARAGRAPH)
-    t.move(Mode.INLINE, "a line that is not one tag")
+    t.open_leaf(LEAF_PARAGRAPH)
+    t.move(MODE_INLINE, "a line that is not one tag")
     t.heading = False
     t.replay(buf, 0, marks)
 

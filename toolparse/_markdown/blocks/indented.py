@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolparse._markdown.state import Leaf, Outcome
+from toolparse._markdown.state import (
+    LEAF_INDENTED, LEAF_PARAGRAPH, OUTCOME_CODE, Outcome)
 from toolparse._markdown.syntax import CODE_INDENT
 
 if TYPE_CHECKING:
@@ -24,12 +25,12 @@ __all__ = ["start", "continues"]
 def start(t: MarkdownTracker, buf: str, i: int, blank: bool) -> tuple[Outcome, int] | None:
     """Stage 2 at a line indented 4+ columns: indented code, unless blank or in a
     paragraph (then None: a lazy or continuation line)."""
-    if blank or t.leaf is Leaf.PARAGRAPH:
+    if blank or t.leaf is LEAF_PARAGRAPH:
         return None
     t.advance(buf, CODE_INDENT, True)
     t.close_unmatched()
-    t.open_leaf(Leaf.INDENTED)
-    return Outcome.CODE, i
+    t.open_leaf(LEAF_INDENTED)
+    return OUTCOME_CODE, i
 
 
 def continues(indent: int, blank: bool) -> bool:

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING
 import regex
 
 from toolparse._markdown.inlines import links
-from toolparse._markdown.state import Leaf, NeedMore, Outcome
+from toolparse._markdown.state import (
+    LEAF_HEADING, LEAF_PARAGRAPH, Leaf, NeedMore, OUTCOME_DONE, OUTCOME_HEADING,
+    OUTCOME_INLINE, Outcome)
 from toolparse._markdown.syntax import syntax, wait_for_other_than
 
 if TYPE_CHECKING:
@@ -62,8 +64,8 @@ def atx_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     if m.partial:
         raise NeedMore(None)
     t.close_unmatched()
-    t.open_leaf(Leaf.HEADING)
-    return Outcome.HEADING, m.end()
+    t.open_leaf(LEAF_HEADING)
+    return OUTCOME_HEADING, m.end()
 
 
 def setext_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
@@ -83,7 +85,7 @@ def setext_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     if all(links.only_definitions(state) for state in t.worlds.states):
         return None
     t.close_leaf()
-    return Outcome.DONE, m.end()
+    return OUTCOME_DONE, m.end()
 
 
 def thematic_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
@@ -100,7 +102,7 @@ def thematic_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     t.close_leaf()
     if t.blocks:
         t.blocks[-1].has_child = True
-    return Outcome.DONE, end
+    return OUTCOME_DONE, end
 
 
 def _thematic_break(t: MarkdownTracker, buf: str, i: int, ch: str) -> int:
@@ -124,14 +126,14 @@ def _thematic_break(t: MarkdownTracker, buf: str, i: int, ch: str) -> int:
 
 def step_c(t: MarkdownTracker, i: int, blank: bool) -> tuple[Outcome, int]:
     """No (further) block start: the rest of the line is text."""
-    if not t.ls_closed and not blank and t.leaf is Leaf.PARAGRAPH:
-        return Outcome.INLINE, i  # lazy continuation
+    if not t.ls_closed and not blank and t.leaf is LEAF_PARAGRAPH:
+        return OUTCOME_INLINE, i  # lazy continuation
     t.close_unmatched()
     if blank:
-        return Outcome.DONE, i
-    if t.leaf is not Leaf.PARAGRAPH:
-        t.open_leaf(Leaf.PARAGRAPH)
-    return Outcome.INLINE, i
+        return OUTCOME_DONE, i
+    if t.leaf is not LEAF_PARAGRAPH:
+        t.open_leaf(LEAF_PARAGRAPH)
+    return OUTCOME_INLINE, i
 
 
 # ------------------------------------------------------- the whole-line shortcut
@@ -143,5 +145,5 @@ def atx_line() -> str:
 
 def atx_line_open(t: MarkdownTracker, k: int) -> None:
     del t.blocks[k:]
-    t.open_leaf(Leaf.HEADING)
+    t.open_leaf(LEAF_HEADING)
     t.heading = True

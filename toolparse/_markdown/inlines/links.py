@@ -43,7 +43,8 @@ from toolparse._markdown.syntax import automata, syntax
 from toolparse._syntax.dfa import DFA
 
 __all__ = ["open_bracket", "close_bracket", "after_close", "text_since", "record",
-           "normalize_label", "start_line", "fail_definitions", "only_definitions"]
+           "normalize_label", "start_line", "fail_definitions", "only_definitions",
+           "skip_brackets"]
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -110,8 +111,9 @@ def record(s: InlineState, piece: str) -> None:
         recent = s.recent
         recent.append((s.offset, piece))
         s.recent_len += len(piece)
-        while len(recent) > 1 and s.recent_len - len(recent[0][1]) >= LABEL_WINDOW:
-            s.recent_len -= len(recent.popleft()[1])
+        if s.recent_len > LABEL_WINDOW:  # (else nothing can be dropped)
+            while len(recent) > 1 and s.recent_len - len(recent[0][1]) >= LABEL_WINDOW:
+                s.recent_len -= len(recent.popleft()[1])
     s.offset += len(piece)
 
 
@@ -129,6 +131,42 @@ def text_since(s: InlineState, start: int, tail: str) -> str | None:
         parts.append(piece[max(0, start - off):])
     parts.reverse()
     return "".join(parts)
+
+
+@functools.cache
+def _brackets() -> re.Pattern[str]:
+    syn = syntax()
+    return re.compile("[" + re.escape(syn.link_open + syn.link_close) + "]")
+
+
+def skip_brackets(s: InlineState, text: str, i: int, end: int) -> bool:
+    """text[i:end] is the inside of a raw HTML tag that completes for sure, and its only
+    characters with an inline meaning are brackets. Read one by one (in the view where
+    the tag fails, dropped when it completes), they change nothing that lasts but
+    `serial`, unless one could split the world (`fork_needed`). With no bracket open
+    before the tag, that needs a `][` (a reference label) or a link bracket inside
+    another one (a link that deactivates it): if there is neither, count the `[`s
+    into `serial`, as reading them would, and return True."""
+    syn = syntax()
+    link_open, link_close, bang = syn.link_open, syn.link_close, syn.image_open[0]
+    images: list[bool] = []  # the brackets open inside: an image's?
+    count = 0
+    for found in _brackets().finditer(text, i, end):
+        k = found.start()
+        ch = text[k]
+        if ch == link_open:
+            before = text[k - 1]
+            if before == link_close or len(images) >= MAX_BRACKETS:
+                return False
+            image = before == bang
+            if not image and not all(images):
+                return False
+            images.append(image)
+            count += 1
+        elif ch == link_close and images:
+            images.pop()
+    s.serial += count
+    return True
 
 
 # ------------------------------------------------------------------- brackets

@@ -10,7 +10,9 @@ known only at its end (tags may span lines), so an unescaped `<` in the last vie
 with comparisons and generics cheap: a `<` that no tag can continue with the next
 character (`<<`, `< `, `<1`) is nothing, and one whose tag completes or fails before
 any character with an inline meaning is never followed (one bounded compiled match,
-else a read-ahead of the automata): it cannot change a code span.
+else a read-ahead of the automata): it cannot change a code span. So is a complete tag
+whose only such characters are link brackets that cannot split the world
+(`links.skip_brackets`), like most `<![CDATA[...]]>`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from toolparse._markdown.inlines import links
 from toolparse._markdown.inlines.state import DEAD, MAX_CANDIDATES, Candidate, InlineState
 from toolparse._markdown.inlines.views import push_candidate
 from toolparse._markdown import syntax as tuning
@@ -39,6 +42,7 @@ class Patterns:
     inline_tag: re.Pattern[str]   # a complete tag or autolink, one compiled match
     tag_stops: re.Pattern[str]    # what a tag may not hold for that match to count
     stops: str                    # the characters with an inline meaning
+    not_brackets: re.Pattern[str]  # a tag stop other than a link bracket
 
 
 @functools.cache
@@ -53,6 +57,8 @@ def patterns() -> Patterns:
         # U+FFFD): a tag holding one must be followed character by character.
         tag_stops=re.compile("[" + re.escape(stops) + "\\x00]"),
         stops=stops,
+        not_brackets=re.compile("[" + re.escape(stops.replace(syn.link_open, "").replace(
+            syn.link_close, "")) + "\\x00]"),
     )
 
 
@@ -145,6 +151,47 @@ def candidate_ahead(text: str, i: int, n: int, tag_open: str, stops: str) -> int
     return -1
 
 
+def _whole_tag(s: InlineState, text: str, i: int, n: int) -> int:
+    """A complete tag or autolink from the `tag_open` just before text[i], found by one
+    bounded match, that changes nothing: its end, else -1."""
+    pat = patterns()
+    m = pat.inline_tag.match(text, i - 1, min(n, i - 1 + TAG_WINDOW))
+    if m is None:
+        return -1
+    end = m.end()
+    if pat.tag_stops.search(text, i, end) is None or _brackets_only(s, text, i, end):
+        return end
+    return -1
+
+
+def _brackets_only(s: InlineState, text: str, i: int, end: int) -> bool:
+    """The tag matched up to `end` holds link brackets but no other character with an
+    inline meaning: skip it if it completes there and its brackets cannot matter
+    (`links.skip_brackets`)."""
+    return (s.head is None and patterns().not_brackets.search(text, i, end) is None
+            and _completes_at(text, i, end) and links.skip_brackets(s, text, i, end))
+
+
+def _completes_at(text: str, i: int, end: int) -> bool:
+    """Whether the candidate opened by the `tag_open` just before text[i] completes with
+    text[end - 1], stepped as `Candidate.step` steps it (text[i:end] holds no line
+    ending and no NUL)."""
+    live = _after_tag_open(syntax().tag_open)
+    for k in range(i, end):
+        ch = text[k]
+        alive = []
+        for table, default, final, state in live:
+            state = table[state].get(ch, default[state])
+            if state >= 0:
+                if final[state]:
+                    return k == end - 1
+                alive.append((table, default, final, state))
+        if not alive:
+            return False
+        live = tuple(alive)
+    return False
+
+
 def dead_tags_only(line: str, tag_open: str) -> bool:
     """Whether every `tag_open` in `line` (which ends with its line ending) is followed
     by a character that starts no raw HTML tag or autolink."""
@@ -166,11 +213,9 @@ def tag_open(s: InlineState, text: str, i: int, n: int) -> int:
     if i < n and dead_after(opener, text[i]):
         return i  # (`<<`, `< `, `<1`)
     if not s.cands and n - i >= tuning.LOOKAHEAD_MIN:
-        pat = patterns()
-        m = pat.inline_tag.match(text, i - 1, min(n, i - 1 + TAG_WINDOW))
-        if m is not None and pat.tag_stops.search(text, i, m.end()) is None:
-            return m.end()
-        k = candidate_ahead(text, i, n, opener, pat.stops)
+        k = _whole_tag(s, text, i, n)
+        if k < 0:
+            k = candidate_ahead(text, i, n, opener, patterns().stops)
         if k >= 0:
             return k
     cand = new_candidate(opener)

@@ -22,7 +22,7 @@ from toolparse._markdown.inlines.state import (
     CODE_MARK, DEFS_NO, DEFS_YES, InlineState, Opener, Resolution)
 from toolparse._markdown.inlines.tickets import attach
 from toolparse._markdown.inlines.views import step_candidates
-from toolparse._markdown.syntax import automata, syntax
+from toolparse._markdown.syntax import Syntax, automata, syntax
 from toolparse._syntax.regexp import second_chars
 from toolparse._errors import GrammarError
 
@@ -240,19 +240,25 @@ def _fast(s: InlineState, text: str, i: int, n: int, bulk: bool) -> int:
             elif ch == backslash:
                 i = _escape(s, text, j, n, base)
             elif ch == tag_open:
+                serial = s.serial
                 i = raw_html.tag_open(s, text, j + 1, n)
                 if s.cands:
                     break
+                if s.serial != serial:  # brackets inside a tag, counted: as `_slow`
+                    plain = None        # would leave it, the text is recorded now
             elif ch == "\n" or ch == "\r":
                 i = j
                 break
             else:  # a bracket
-                links.record(s, text[base:j])
-                base = i = j
-                if ch != syn.link_open and (label := links.fork_needed(s, ch)) is not None:
-                    s.fork_label = label  # the tracker splits the world here
-                    break
-                links.record(s, ch)
+                if ch == syn.link_open:
+                    links.record(s, text[base:j + 1])
+                else:
+                    links.record(s, text[base:j])
+                    base = i = j
+                    if (label := links.fork_needed(s, ch)) is not None:
+                        s.fork_label = label  # the tracker splits the world here
+                        break
+                    links.record(s, ch)
                 base = i = j + 1
                 _bracket(s, ch == syn.link_open, text[j - 1] if j > 0 else s.last)
                 if s.closed is not None:
@@ -307,6 +313,8 @@ def _slow(s: InlineState, text: str, i: int, n: int) -> int:
     `]` is pending, or a definition may start); returns as soon as the fast loop can
     take over again, or at a line ending."""
     stops = raw_html.patterns().stops
+    syn = syntax()
+    link_close = syn.link_close
     while i < n:
         ch = text[i]
         if ch == "\n" or ch == "\r":
@@ -322,19 +330,18 @@ def _slow(s: InlineState, text: str, i: int, n: int) -> int:
                 continue
         if s.line_fresh:
             links.start_line(s, ch)
-        if (s.closed is not None or ch == syntax().link_close) and (
+        if (s.closed is not None or ch == link_close) and (
                 label := links.fork_needed(s, ch)) is not None:
             s.fork_label = label  # the tracker splits the world here
             return i
-        i = _one(s, text, i, n, ch)
+        i = _one(s, text, i, n, ch, syn)
         if quiet(s):
             return i
     return n
 
 
-def _one(s: InlineState, text: str, i: int, n: int, ch: str) -> int:
+def _one(s: InlineState, text: str, i: int, n: int, ch: str, syn: Syntax) -> int:
     """text[i] (= `ch`, no line ending) in slow mode; returns the next index."""
-    syn = syntax()
     prev = s.last
     links.record(s, ch)
     s.last = ch
