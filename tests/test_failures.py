@@ -185,6 +185,39 @@ def test_a_broken_call_in_inline_code_does_not_hold_the_rest() -> None:
     assert all(isinstance(e, toolparse.Text) and e.failure is None for e in out)
 
 
+def test_a_waiting_block_reads_ahead_only_until_its_answer(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    # Whole text at once: the fork of the Markdown tracker that decides an undecided block
+    # must stop reading at the answer (here the paragraph's end), not read the rest of the
+    # text; with many such blocks that would be quadratic (SPEC G6).
+    from toolparse._markdown import MarkdownTracker
+    from toolparse._stream import undecided
+
+    read: list[int] = []
+    forks: set[int] = set()
+    real_fork, real_feed = MarkdownTracker.fork, MarkdownTracker.feed
+
+    def fork(self: MarkdownTracker) -> MarkdownTracker:
+        twin = real_fork(self)
+        forks.add(id(twin))
+        return twin
+
+    def feed(self: MarkdownTracker, text: str) -> list[tuple[int, bool]]:
+        if id(self) in forks:
+            read.append(len(text))
+        return real_feed(self, text)
+
+    monkeypatch.setattr(MarkdownTracker, "fork", fork)
+    monkeypatch.setattr(MarkdownTracker, "feed", feed)
+    broken = 'A stray ` then <tool_calls><invoke name="x"><parameter name="a">1</parameter>oops'
+    tail = "\n\n" + "Plain prose, a long way on. " * 4000
+    result = toolparse.parse(broken + tail)
+    assert read and sum(read) <= len(broken) + undecided.STEP
+    assert "".join(e.text if isinstance(e, toolparse.Text) else e.raw
+                   for e in result.events) == broken + tail
+    assert len(result.failures) == 1
+
+
 # ---- the property: never half-executed -----------------------------------------------------
 
 GOOD = [CALL_A, '<invoke name="b"/>', CALL_RM,
