@@ -11,9 +11,9 @@ has answered. Then the waiting text is run again, as SCAN or SKIP text.
 
 Bound: the waiting text is at most `max_capture` characters from the block's start;
 past that the block is taken as outside code (fail closed: a broken span, none of its
-calls runs). The fork reads a long text in steps of `STEP` characters and stops at the
-answer, so a whole text given at once costs only what comes before the decision, not
-the rest of the text for every waiting block.
+calls runs). The fork reads a long text in steps that double from `STEP` characters
+and stops at the answer, so a whole text given at once costs at most twice what comes
+before the decision, not the rest of the text for every waiting block.
 """
 
 from __future__ import annotations
@@ -21,10 +21,12 @@ from __future__ import annotations
 from toolparse._markdown import MarkdownTracker
 from toolparse._stream.capture import Capture
 
-__all__ = ["STEP", "Undecided"]
+__all__ = ["MAX_STEP", "STEP", "Undecided"]
 
-STEP = 4096
-"""How much the fork reads at a time while the answer has not come."""
+STEP = 64
+"""How much the fork reads first while the answer has not come (then twice as much,
+up to `MAX_STEP`)."""
+MAX_STEP = 1 << 16
 
 
 class Undecided:
@@ -52,10 +54,11 @@ class Undecided:
         if text:
             self.parts.append(text)
             self.size += len(text)
-            for at in range(0, len(text), STEP):
-                if self.in_code is not None:
-                    break
-                self._read(self.fork.feed(text[at:at + STEP]))
+            at, step = 0, STEP
+            while at < len(text) and self.in_code is None:
+                self._read(self.fork.feed(text[at:at + step]))
+                at += step
+                step = min(step * 2, MAX_STEP)
         if self.in_code is None and final:
             self._read(self.fork.finish())
         if self.in_code is None and (final or self.offset + self.size
