@@ -3,10 +3,11 @@
 oracle), G4 fail closed and never half, G8 never raises on content.
 
 Each property runs per dialect on texts built from that dialect's tags and pieces
-(`test_dialects_samples.SAMPLES`); tests/test_properties.py and tests/test_failures.py
-hold the deepseek-only ones with more deepseek-specific fragments. Each dialect gets a
-third of the profile's examples, so the suite's time stays that of about two
-properties per dialect."""
+(`test_dialects_samples.SAMPLES`), read by that dialect and by `auto`;
+tests/test_properties.py and tests/test_failures.py hold the deepseek-only ones with
+more deepseek-specific fragments. Each (dialect, reader) pair gets a third of the
+profile's examples, so the suite's time stays that of about four properties per
+dialect."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ from conftest import failures, joined, random_chunks, shape, split_at, stream
 from test_dialects_samples import COMMON, DIALECTS, SAMPLES, Sample
 
 EXAMPLES = max(10, settings.default.max_examples // 3)
+# Each dialect's texts read by its own grammar and by `auto` (SPEC 5.2), which must keep
+# every guarantee too.
+READERS = [(d, d) for d in DIALECTS] + [(d, "auto") for d in DIALECTS]
 per_dialect = settings(max_examples=EXAMPLES)
 cuts = st.lists(st.floats(min_value=0, max_value=1), max_size=60)
 
@@ -38,17 +42,17 @@ def dialect_text(sample: Sample) -> st.SearchStrategy[str]:
 
 # ---- G1, G8, G2 -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(("dialect", "reader"), READERS)
 @per_dialect
 @given(data=st.data())
 def test_g1_lossless_g8_never_raises_g2_same_events_for_every_chunking(
-        dialect: str, data: st.DataObject) -> None:
+        dialect: str, reader: str, data: st.DataObject) -> None:
     text = data.draw(st.one_of(dialect_text(SAMPLES[dialect]), st.text(max_size=200)))
-    whole = toolparse.parse(text, dialect=dialect)
+    whole = toolparse.parse(text, dialect=reader)
     expected = shape(whole.events)
     assert joined(whole.events) == text
     for chunks in (split_at_fractions(text, data.draw(cuts)), list(text) or [""]):
-        events = stream(chunks, dialect=dialect)
+        events = stream(chunks, dialect=reader)
         assert joined(events) == text
         assert all(e.text for e in events if isinstance(e, toolparse.Text))
         assert shape(events) == expected
@@ -57,46 +61,49 @@ def test_g1_lossless_g8_never_raises_g2_same_events_for_every_chunking(
 
 # ---- G4 ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(("dialect", "reader"), READERS)
 @per_dialect
 @given(data=st.data())
-def test_g4_every_block_parses_alone_to_the_same_calls(dialect: str, data: st.DataObject) -> None:
+def test_g4_every_block_parses_alone_to_the_same_calls(
+        dialect: str, reader: str, data: st.DataObject) -> None:
     text = data.draw(dialect_text(SAMPLES[dialect]))
-    for event in stream(split_at_fractions(text, data.draw(cuts)), dialect=dialect):
+    for event in stream(split_at_fractions(text, data.draw(cuts)), dialect=reader):
         if isinstance(event, toolparse.ToolCallBlock):
-            (again,) = toolparse.parse(event.raw, dialect=dialect).events
+            (again,) = toolparse.parse(event.raw, dialect=reader).events
             assert isinstance(again, toolparse.ToolCallBlock)
             assert [(c.name, c.arguments) for c in again.calls] == [
                 (c.name, c.arguments) for c in event.calls]
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(("dialect", "reader"), READERS)
 @per_dialect
 @given(data=st.data())
-def test_g4_a_truncated_block_is_text(dialect: str, data: st.DataObject) -> None:
+def test_g4_a_truncated_block_is_text(
+        dialect: str, reader: str, data: st.DataObject) -> None:
     block, _ = data.draw(st.sampled_from(SAMPLES[dialect].well_formed))
     cut = data.draw(st.integers(min_value=1, max_value=len(block) - 1))
     text = "prefix " + block[:cut]
-    events = stream(split_at_fractions(text, data.draw(cuts)), dialect=dialect)
+    events = stream(split_at_fractions(text, data.draw(cuts)), dialect=reader)
     assert not any(isinstance(e, toolparse.ToolCallBlock) for e in events)
     assert joined(events) == text
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(("dialect", "reader"), READERS)
 @per_dialect
 @given(data=st.data())
-def test_g4_a_corrupted_block_never_half_executes(dialect: str, data: st.DataObject) -> None:
+def test_g4_a_corrupted_block_never_half_executes(
+        dialect: str, reader: str, data: st.DataObject) -> None:
     # One character replaced: whatever comes out is lossless, and every block that still
     # comes out is a complete block on its own.
     block, _ = data.draw(st.sampled_from(SAMPLES[dialect].well_formed))
     i = data.draw(st.integers(min_value=0, max_value=len(block) - 1))
     c = data.draw(st.sampled_from(["x", "<", ">", '"', " ", "/", "`", "]", "|", "{", "=", "\n"]))
     text = block[:i] + c + block[i + 1:]
-    events = stream(split_at_fractions(text, data.draw(cuts)), dialect=dialect)
+    events = stream(split_at_fractions(text, data.draw(cuts)), dialect=reader)
     assert joined(events) == text
     for event in events:
         if isinstance(event, toolparse.ToolCallBlock):
-            assert shape(toolparse.parse(event.raw, dialect=dialect).events)[0][0] == "block"
+            assert shape(toolparse.parse(event.raw, dialect=reader).events)[0][0] == "block"
 
 
 def breakers(sample: Sample) -> list:
@@ -108,10 +115,11 @@ def breakers(sample: Sample) -> list:
     ]
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(("dialect", "reader"), READERS)
 @per_dialect
 @given(data=st.data())
-def test_g4_no_call_of_a_broken_block_ever_comes_out(dialect: str, data: st.DataObject) -> None:
+def test_g4_no_call_of_a_broken_block_ever_comes_out(
+        dialect: str, reader: str, data: st.DataObject) -> None:
     sample = SAMPLES[dialect]
     calls = data.draw(st.lists(st.sampled_from(sample.calls), min_size=2, max_size=4))
     broken = data.draw(st.integers(min_value=1, max_value=len(calls) - 1))
@@ -128,10 +136,10 @@ def test_g4_no_call_of_a_broken_block_ever_comes_out(dialect: str, data: st.Data
         end = start + len(calls[broken])
     else:
         start, end = len(before), len(before) + len(block)
-    whole = toolparse.parse(text, dialect=dialect)
+    whole = toolparse.parse(text, dialect=reader)
     points = data.draw(st.lists(st.integers(min_value=0, max_value=len(text)), max_size=30))
-    for events in (whole.events, stream(split_at(text, points), dialect=dialect),
-                   stream(list(text), dialect=dialect)):
+    for events in (whole.events, stream(split_at(text, points), dialect=reader),
+                   stream(list(text), dialect=reader)):
         assert joined(events) == text
         for event in events:
             if isinstance(event, toolparse.ToolCallBlock) and event.start < end and event.end > start:
@@ -204,13 +212,14 @@ def documents(draw: st.DrawFn, sample: Sample) -> tuple[str, list[str]]:
     return "\n".join(lines) + draw(st.sampled_from(["", "\n"])), blocks
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(("dialect", "reader"), READERS)
 @per_dialect
 @given(data=st.data())
-def test_g3_calls_are_exactly_the_blocks_outside_code(dialect: str, data: st.DataObject) -> None:
+def test_g3_calls_are_exactly_the_blocks_outside_code(
+        dialect: str, reader: str, data: st.DataObject) -> None:
     document, blocks = data.draw(documents(SAMPLES[dialect]))
     expected = oracle_calls(document, blocks)
-    assert {c.name for c in toolparse.parse(document, dialect=dialect).calls} == expected, document
-    streamed = stream(random_chunks(document, data.draw(st.integers(0, 2**16)), 1, 6), dialect=dialect)
+    assert {c.name for c in toolparse.parse(document, dialect=reader).calls} == expected, document
+    streamed = stream(random_chunks(document, data.draw(st.integers(0, 2**16)), 1, 6), dialect=reader)
     assert {c.name for e in streamed if isinstance(e, toolparse.ToolCallBlock)
             for c in e.calls} == expected, document
