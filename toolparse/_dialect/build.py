@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolparse._dialect.table import Tag
+from toolparse._dialect.table import flat as _flat
 from toolparse._dialect.values import Cdata, decode_entities, value_text
 from toolparse._json import NOT_JSON, strict_json
 
@@ -241,18 +242,6 @@ def name_text(value: Any) -> str | None:
         return _clean(_joined(value.pieces))
     return None
 
-
-def _flat(children: list[Any]) -> list[Any]:
-    """Children with the lists of inlined rules spliced in."""
-    if not any(isinstance(child, list) for child in children):
-        return children
-    out: list[Any] = []
-    for child in children:
-        if isinstance(child, list):
-            out.extend(child)
-        else:
-            out.append(child)
-    return out
 
 
 def _joined(pieces: Any) -> str:

@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from lark.parsers.lalr_analysis import Shift
 
-__all__ = ["Driver", "Rejected", "Table", "read_table"]
+__all__ = ["Driver", "Rejected", "Table", "flat", "read_table"]
 
 SHIFT: Final = 0
 REDUCE: Final = 1
@@ -203,7 +203,7 @@ class Driver:
                 else:
                     value.append(child)
         else:
-            value = _flat(children)
+            value = flat(children)
         state = self.gotos[stack[-1]][info.origin]
         stack.append(state)
         values.append(value)
@@ -270,8 +270,8 @@ class Tag:
         return f"Tag({self.term}, {self.text!r}, {self.start})"
 
 
-def _flat(children: list[Any]) -> list[Any]:
-    """Children with the lists of flattened rules spliced in."""
+def flat(children: list[Any]) -> list[Any]:
+    """Children with the lists of flattened (inlined) rules spliced in."""
     if not any(isinstance(child, list) for child in children):
         return children
     out: list[Any] = []
