@@ -136,9 +136,12 @@ def test_id_factory_gives_deterministic_ids() -> None:
 def test_the_docstring_examples_run() -> None:
     import doctest
 
-    from toolparse._stream import parser
+    from toolparse._stream import parser, whole
 
-    failed, tried = doctest.testmod(parser)
+    tried = failed = 0
+    for module in (parser, whole):
+        result = doctest.testmod(module)
+        failed, tried = failed + result.failed, tried + result.attempted
     assert tried >= 3 and failed == 0
 
 

@@ -51,25 +51,25 @@ from toolparse._calls import RepairOption, ToolDefinitions, build_calls, make_po
 from toolparse._dialect import Dialect, resolve_dialect
 from toolparse._errors import (
     ChunkTypeError,
-    ConfigError,
     ConfigTypeError,
     ParserCopyError,
     StreamClosedError,
 )
-from toolparse._events import BlockFailure, Event, ParseResult, Text, ToolCallBlock, new_call_id
+from toolparse._events import BlockFailure, Event, Text, ToolCallBlock, new_call_id
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.lexer import MAX_ATOM, TerminalSpec
 from toolparse._stream.arriving import DEAD, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.contest import Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
-from toolparse._stream.output import Output, make_text
+from toolparse._stream.options import check_max_capture, checked_ids
+from toolparse._stream.output import Output
 from toolparse._stream.progress import Call, CallProgress
 from toolparse._stream.scan import Opener, scan
 from toolparse._stream.skip import ENDED, OPEN, FailedSpan, log_failure
 from toolparse._stream.undecided import Undecided
 
-__all__ = ["StreamParser", "parse", "DEFAULT_MAX_CAPTURE"]
+__all__ = ["StreamParser", "DEFAULT_MAX_CAPTURE"]
 
 DEFAULT_MAX_CAPTURE: Final = 1 << 20
 """Default `max_capture`: 1 MiB of characters."""
@@ -148,7 +148,7 @@ class StreamParser:
                  repair: RepairOption | None = None,
                  id_factory: Callable[[], str] | None = None,
                  incremental: bool = False) -> None:
-        _check_max_capture(max_capture)
+        check_max_capture(max_capture)
         if id_factory is not None and not callable(id_factory):
             raise ConfigTypeError(
                 f"id_factory must be a function returning a str, not {type(id_factory).__name__}")
@@ -164,7 +164,7 @@ class StreamParser:
         self._contest: Contest | None = None
         """In CHOOSING mode: the grammars reading a block-start tag they all open."""
         self._policy = make_policy(tools, model, repair)
-        self._new_id = _checked_ids(id_factory) if id_factory is not None else new_call_id
+        self._new_id = checked_ids(id_factory) if id_factory is not None else new_call_id
         self._max_capture = max_capture
         self._output = Output(max_capture)
         self._md_queue = self._output.md_queue   # the same list: the fast path appends
@@ -615,69 +615,3 @@ class StreamParser:
     def _end_span(self) -> None:
         self._span = None
         self._mode = next_mode(self._mode, Move.SPAN_END)
-
-
-def _check_max_capture(max_capture: object) -> None:
-    if isinstance(max_capture, bool) or not isinstance(max_capture, int):
-        raise ConfigTypeError(
-            f"max_capture must be an int (a number of characters), not {type(max_capture).__name__}")
-    if max_capture < 1:
-        raise ConfigError(f"max_capture must be at least 1 character, not {max_capture}")
-
-
-def _checked_ids(factory: Callable[[], str]) -> Callable[[], str]:
-    """`factory`, with a clear error when it returns something other than a str."""
-    def new_id() -> str:
-        value = factory()
-        if not isinstance(value, str):
-            raise ConfigTypeError(f"id_factory returned {type(value).__name__}, not a str")
-        return value
-    return new_id
-
-
-def parse(text: str, dialect: str | Dialect = "deepseek", *,
-          max_capture: int = DEFAULT_MAX_CAPTURE, tools: ToolDefinitions | None = None,
-          model: str | None = None, repair: RepairOption | None = None,
-          id_factory: Callable[[], str] | None = None) -> ParseResult:
-    """Parse a whole text at once: the same events as streaming it (SPEC G2).
-
-    Args:
-        text: The whole answer.
-        dialect: A bundled dialect's name (or `"auto"`) or a `Dialect`.
-        max_capture: The most characters an open block may grow to (SPEC G7).
-        tools: Tool definitions to type, validate and repair calls by (SPEC 6); see
-            `StreamParser`.
-        model: The model route, for the repair rules that depend on it.
-        repair: A `RepairConfig` or a mapping of its fields.
-        id_factory: A function returning each call's id (default: random ids).
-
-    Returns:
-        A `ParseResult`: the events, the calls (`accepted_calls` for those a gateway
-        may run), the failures, and the text without the recognised blocks.
-
-    Raises:
-        ChunkTypeError: `text` is not a `str`.
-        UnknownDialectError, ConfigError, ConfigTypeError, SchemaError: As for
-            `StreamParser`.
-
-    Example:
-        >>> import toolparse
-        >>> answer = ('Reading it. <tool_calls><invoke name="read_file">'
-        ...           '<parameter name="path">README.md</parameter></invoke></tool_calls>')
-        >>> [(c.name, c.arguments) for c in toolparse.parse(answer).accepted_calls]
-        [('read_file', {'path': 'README.md'})]
-    """
-    if not isinstance(text, str):
-        raise ChunkTypeError(f"parse() takes a str, not {type(text).__name__}")
-    parser = StreamParser(dialect, max_capture=max_capture, tools=tools, model=model,
-                          repair=repair, id_factory=id_factory)
-    events = parser.feed(text) + parser.close()
-    merged: list[Event] = []
-    for event in events:
-        last = merged[-1] if merged else None
-        if isinstance(event, Text) and isinstance(last, Text) and last.failure == event.failure:
-            merged[-1] = make_text(last.text + event.text, event.failure)
-        else:
-            merged.append(event)
-    return ParseResult(events=tuple(merged), saw_tool_syntax=parser.saw_tool_syntax,
-                       dialect=parser.dialect)

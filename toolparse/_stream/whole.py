@@ -1,0 +1,65 @@
+"""`parse()`: a whole text at once, as the stream engine reads it (SPEC G2).
+
+The events are exactly those of one `StreamParser` fed the text in one chunk and
+closed, with adjacent text of the same kind joined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from toolparse._calls import RepairOption, ToolDefinitions
+from toolparse._dialect import Dialect
+from toolparse._errors import ChunkTypeError
+from toolparse._events import Event, ParseResult, Text
+from toolparse._stream.output import make_text
+from toolparse._stream.parser import DEFAULT_MAX_CAPTURE, StreamParser
+
+__all__ = ["parse"]
+
+def parse(text: str, dialect: str | Dialect = "deepseek", *,
+          max_capture: int = DEFAULT_MAX_CAPTURE, tools: ToolDefinitions | None = None,
+          model: str | None = None, repair: RepairOption | None = None,
+          id_factory: Callable[[], str] | None = None) -> ParseResult:
+    """Parse a whole text at once: the same events as streaming it (SPEC G2).
+
+    Args:
+        text: The whole answer.
+        dialect: A bundled dialect's name (or `"auto"`) or a `Dialect`.
+        max_capture: The most characters an open block may grow to (SPEC G7).
+        tools: Tool definitions to type, validate and repair calls by (SPEC 6); see
+            `StreamParser`.
+        model: The model route, for the repair rules that depend on it.
+        repair: A `RepairConfig` or a mapping of its fields.
+        id_factory: A function returning each call's id (default: random ids).
+
+    Returns:
+        A `ParseResult`: the events, the calls (`accepted_calls` for those a gateway
+        may run), the failures, and the text without the recognised blocks.
+
+    Raises:
+        ChunkTypeError: `text` is not a `str`.
+        UnknownDialectError, ConfigError, ConfigTypeError, SchemaError: As for
+            `StreamParser`.
+
+    Example:
+        >>> import toolparse
+        >>> answer = ('Reading it. <tool_calls><invoke name="read_file">'
+        ...           '<parameter name="path">README.md</parameter></invoke></tool_calls>')
+        >>> [(c.name, c.arguments) for c in toolparse.parse(answer).accepted_calls]
+        [('read_file', {'path': 'README.md'})]
+    """
+    if not isinstance(text, str):
+        raise ChunkTypeError(f"parse() takes a str, not {type(text).__name__}")
+    parser = StreamParser(dialect, max_capture=max_capture, tools=tools, model=model,
+                          repair=repair, id_factory=id_factory)
+    events = parser.feed(text) + parser.close()
+    merged: list[Event] = []
+    for event in events:
+        last = merged[-1] if merged else None
+        if isinstance(event, Text) and isinstance(last, Text) and last.failure == event.failure:
+            merged[-1] = make_text(last.text + event.text, event.failure)
+        else:
+            merged.append(event)
+    return ParseResult(events=tuple(merged), saw_tool_syntax=parser.saw_tool_syntax,
+                       dialect=parser.dialect)
