@@ -133,6 +133,19 @@ def test_id_factory_gives_deterministic_ids() -> None:
         toolparse.parse(BLOCK, id_factory=lambda: 7)  # type: ignore[arg-type, return-value]
 
 
+@pytest.mark.parametrize("size", [1, 3, 1 << 20])
+def test_a_block_in_inline_code_draws_no_id(size: int) -> None:
+    # The middle block waits on its ticket and turns out to be in a code span: only the
+    # blocks that go out as blocks take ids, so a counter gives 1, 2 (not 1, 3).
+    text = BLOCK + " `" + BLOCK + "` " + BLOCK
+    counter = itertools.count(1)
+    parser = toolparse.StreamParser(id_factory=lambda: f"call_{next(counter)}")
+    events = [e for i in range(0, len(text), size) for e in parser.feed(text[i:i + size])]
+    events += parser.close()
+    calls = [call for e in events if isinstance(e, toolparse.ToolCallBlock) for call in e.calls]
+    assert [call.id for call in calls] == ["call_1", "call_2"]
+
+
 def test_the_docstring_examples_run() -> None:
     import doctest
 

@@ -19,6 +19,7 @@ Cost: each piece is appended once and joined once; held output is O(max_capture)
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Final
 
 from toolparse._events import (
@@ -52,13 +53,26 @@ def make_text(text: str, failure: BlockFailure | None = None) -> Text:
     return event
 
 
+class PendingBlock:
+    """A complete block whose tag may sit in code: its calls are built when it goes out
+    as a block, so that an id is drawn (from `id_factory`) only for a block that runs."""
+
+    __slots__ = ("raw", "start", "end", "build")
+
+    def __init__(self, raw: str, start: int, build: Callable[[], ToolCallBlock]) -> None:
+        self.raw = raw
+        self.start = start
+        self.end = start + len(raw)
+        self.build = build
+
+
 class HeldBlock:
     """A complete block, or a failed block's text, whose fate waits on a Markdown
     ticket: in code, it is plain text; outside code, it is what it is."""
 
     __slots__ = ("event", "ticket", "in_code", "prelude")
 
-    def __init__(self, event: ToolCallBlock | Text, ticket: int,
+    def __init__(self, event: ToolCallBlock | PendingBlock | Text, ticket: int,
                  prelude: list[ProgressEvent] | None = None) -> None:
         self.event = event
         self.ticket = ticket
@@ -70,15 +84,15 @@ class HeldBlock:
     @property
     def start(self) -> int:
         event = self.event
-        return event.start if isinstance(event, ToolCallBlock) else (
+        return event.start if not isinstance(event, Text) else (
             event.failure.start if event.failure is not None else 0)
 
     def settled(self) -> list[Item]:
         """What goes out once the ticket is resolved."""
         event = self.event
         if not self.in_code:
-            return [*self.prelude, event]
-        return [event.raw if isinstance(event, ToolCallBlock) else event.text]
+            return [*self.prelude, event.build() if isinstance(event, PendingBlock) else event]
+        return [event.text if isinstance(event, Text) else event.raw]
 
 
 Item = str | Text | ToolCallBlock | ProgressEvent
@@ -136,15 +150,16 @@ class Output:
         self._emit(piece if failure is None else make_text(piece, failure))
         self._resolve(self.md.feed(piece))
 
-    def block(self, event: ToolCallBlock, ticket: int,
+    def block(self, event: ToolCallBlock | PendingBlock, ticket: int,
               prelude: list[ProgressEvent] | None = None) -> None:
         """Give out a complete block whose opening tag the tracker answered with
         `ticket` (-1: TEXT, certain), after its incremental events not given out yet,
-        and tell the tracker the block is an atom."""
+        and tell the tracker the block is an atom. A `PendingBlock` is built when it goes
+        out as a block."""
         if ticket < 0:
             for item in prelude or ():
                 self._emit(item)
-            self._emit(event)
+            self._emit(event.build() if isinstance(event, PendingBlock) else event)
         else:
             self._hold(HeldBlock(event, ticket, prelude))
         self.flush_md(event.end)

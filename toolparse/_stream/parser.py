@@ -63,7 +63,7 @@ from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.contest import Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
 from toolparse._stream.options import check_max_capture, checked_ids
-from toolparse._stream.output import Output
+from toolparse._stream.output import Output, PendingBlock
 from toolparse._stream.progress import Call, CallProgress
 from toolparse._stream.scan import Opener, scan
 from toolparse._stream.skip import ENDED, OPEN, FailedSpan, log_failure
@@ -534,20 +534,9 @@ class StreamParser:
         and the mode moves on."""
         self._capture = None
         self._limit = _NO_LIMIT
-        progress = capture.progress
         if outcome == COMPLETE:
             self._mode = next_mode(self._mode, Move.COMPLETE)
-            raw = capture.text
-            calls = build_calls(capture.calls, raw, capture.start, self._policy,
-                                self._new_id if progress is None else progress.ids(),
-                                capture.grammar.header.typing)
-            event = ToolCallBlock(calls, raw, capture.start, capture.start + len(raw))
-            prelude = None
-            if progress is not None:
-                progress.complete([call.arguments_json if call.accepted else None
-                                   for call in calls])
-                prelude = progress.take()
-            self._output.block(event, capture.ticket, prelude)
+            self._complete(capture)
         elif capture.invoked and capture.ticket >= 0:
             # Broken calls, unless the tag was in code: wait for the tracker to say.
             self._mode = next_mode(self._mode, Move.WAIT)
@@ -559,6 +548,27 @@ class StreamParser:
         else:
             self._mode = next_mode(self._mode, Move.FAIL)
             self._fail(capture.text, capture)
+
+    def _complete(self, capture: Capture) -> None:
+        """A complete block goes out (or is held on its ticket). A held block's calls are
+        built when it goes out as a block, so a block in code draws no ids; with
+        incremental events its ids were drawn as its calls started."""
+        raw, start, typing = capture.text, capture.start, capture.grammar.header.typing
+        progress = capture.progress
+        if progress is not None:
+            calls = build_calls(capture.calls, raw, start, self._policy, progress.ids(), typing)
+            progress.complete([call.arguments_json if call.accepted else None for call in calls])
+            self._output.block(ToolCallBlock(calls, raw, start, start + len(raw)),
+                               capture.ticket, progress.take())
+            return
+        raws, policy, new_id = capture.calls, self._policy, self._new_id
+
+        def build() -> ToolCallBlock:
+            return ToolCallBlock(build_calls(raws, raw, start, policy, new_id, typing), raw,
+                                 start, start + len(raw))
+
+        self._output.block(PendingBlock(raw, start, build) if capture.ticket >= 0 else build(),
+                           capture.ticket)
 
     def _fail(self, released: str, capture: Capture) -> None:
         """A prose mention: the failed text ends just before the failing token (a
