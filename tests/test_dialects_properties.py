@@ -11,15 +11,13 @@ dialect."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from hypothesis import given, settings, strategies as st
-from markdown_it import MarkdownIt
 
 import toolparse
 from conftest import failures, joined, random_chunks, shape, split_at, stream
 from test_dialects_samples import COMMON, DIALECTS, SAMPLES, Sample
+from test_markdown_oracle import oracle_calls
 
 EXAMPLES = max(10, settings.default.max_examples // 3)
 # Each dialect's texts read by its own grammar and by `auto` (SPEC 5.2), which must keep
@@ -154,33 +152,6 @@ def test_g4_no_call_of_a_broken_block_ever_comes_out(
 
 
 # ---- G3: markdown-it-py as the oracle ---------------------------------------------------------
-
-_md = MarkdownIt("commonmark")
-
-
-def marker(n: int) -> str:
-    return f"TOOLMARK{n}X"
-
-
-def oracle_calls(document: str, blocks: list[str]) -> set[str]:
-    """Names of the blocks markdown-it-py places outside code: each block replaced by a
-    plain word, which has the same Markdown effect (no bundled tag is an HTML tag name)."""
-    marked = document
-    for n, block in enumerate(blocks):
-        marked = marked.replace(block, marker(n))
-    in_code: set[int] = set()
-
-    def scan(tokens: list) -> None:
-        for token in tokens:
-            if token.type in ("fence", "code_block", "code_inline"):
-                in_code.update(int(m) for m in re.findall(r"TOOLMARK(\d+)X", token.content + token.info))
-            if token.children:
-                scan(token.children)
-
-    scan(_md.parse(marked))
-    present = {int(m) for m in re.findall(r"TOOLMARK(\d+)X", marked)}
-    return {f"t{n}" for n in present - in_code}
-
 
 @st.composite
 def documents(draw: st.DrawFn, sample: Sample) -> tuple[str, list[str]]:

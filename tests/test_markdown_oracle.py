@@ -27,11 +27,14 @@ def marker(n: int) -> str:
     return f"TOOLMARK{n}X"
 
 
-def oracle_calls(document: str, count: int) -> set[str]:
-    """Names of the blocks markdown-it-py places outside code."""
+def oracle_calls(document: str, blocks: int | list[str]) -> set[str]:
+    """Names (`t0`, `t1`, ...) of the blocks markdown-it-py places outside code: each
+    block replaced by a plain word, which has the same Markdown effect (no bundled tag
+    is an HTML tag name). `blocks`: the blocks' texts, or how many `block(n)` there are."""
+    texts = [block(n) for n in range(blocks)] if isinstance(blocks, int) else blocks
     marked = document
-    for n in range(count):
-        marked = marked.replace(block(n), marker(n))
+    for n, text in enumerate(texts):
+        marked = marked.replace(text, marker(n))
     in_code: set[int] = set()
 
     def scan(tokens: list) -> None:
