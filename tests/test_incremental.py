@@ -236,3 +236,20 @@ def test_every_corpus_case_in_every_dialect_keeps_the_invariants(case: corpus.Ca
         loud = run(chunks, id_factory=ids(), incremental=True, **options)
         assert plain(loud) == quiet
         check_invariants(flat(loud))
+
+
+@pytest.mark.parametrize("size", [1, 4, 1 << 20])
+def test_a_block_in_code_draws_no_id_in_either_mode(size: int) -> None:
+    # A block held on a Markdown ticket draws its ids only once it is known to be a
+    # block: the two modes give the same ids, and the in-code block none.
+    block = ('<tool_calls><invoke name="f"><parameter name="a" string="true">v</parameter>'
+             "</invoke></tool_calls>")
+    text = block + " `" + block + "` " + block
+    got = {}
+    for incremental in (False, True):
+        events = flat(run(chunked(text, size), id_factory=ids(), incremental=incremental))
+        got[incremental] = [call.id for e in events if isinstance(e, ToolCallBlock)
+                            for call in e.calls]
+        started = [e.id for e in events if isinstance(e, CallStarted)]
+        assert not incremental or started == got[incremental]
+    assert got[False] == got[True] == ["id0", "id1"]

@@ -44,6 +44,7 @@ character in the chunk) costs one search, one append and one event per chunk.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from collections.abc import Callable
 from typing import Any, Final, NoReturn, cast
 
@@ -478,7 +479,7 @@ class StreamParser:
         is a call tag without a name: no call starts, and the tag is a failed block."""
         self._grammar = grammar
         progress = (CallProgress(grammar, checked=self._policy is not None,
-                                 new_id=self._new_id, block_start=start)
+                                 new_id=self._new_id, block_start=start, held=ticket >= 0)
                     if self._incremental else None)
         capture = Capture(grammar, grammar.opener_rule[spec.name], start, ticket, limit,
                           progress)
@@ -558,8 +559,19 @@ class StreamParser:
         if progress is not None:
             calls = build_calls(capture.calls, raw, start, self._policy, progress.ids(), typing)
             progress.complete([call.arguments_json if call.accepted else None for call in calls])
-            self._output.block(ToolCallBlock(calls, raw, start, start + len(raw)),
-                               capture.ticket, progress.take())
+            prelude = progress.take()
+            if capture.ticket < 0:
+                self._output.block(ToolCallBlock(calls, raw, start, start + len(raw)), -1,
+                                   prelude)
+                return
+
+            def with_ids() -> ToolCallBlock:
+                progress.draw_ids()
+                ids = progress.ids()
+                return ToolCallBlock(tuple(replace(call, id=ids()) for call in calls), raw,
+                                     start, start + len(raw))
+
+            self._output.block(PendingBlock(raw, start, with_ids), capture.ticket, prelude)
             return
         raws, policy, new_id = capture.calls, self._policy, self._new_id
 
@@ -584,6 +596,7 @@ class StreamParser:
         progress = capture.progress
         aborted: tuple[Call, ...] = ()
         if progress is not None:
+            progress.draw_ids()  # outside code for certain by now
             self._output.progress(progress.take())
             aborted = progress.started()
         span = FailedSpan(capture.reason, capture.start, capture.at, capture.expected,

@@ -128,14 +128,17 @@ class CallProgress:
     """The calls of one capture, and the incremental events they made so far."""
 
     __slots__ = ("grammar", "checked", "new_id", "block_start", "calls", "current", "events",
-                 "param_starts", "json_starts", "guess")
+                 "param_starts", "json_starts", "guess", "held")
 
     def __init__(self, grammar: Grammar, *, checked: bool, new_id: Callable[[], str],
-                 block_start: int) -> None:
+                 block_start: int, held: bool = False) -> None:
         self.grammar = grammar
         self.checked = checked
         """Tools were given: no delta before the block is complete and checked."""
         self.new_id = new_id
+        self.held = held
+        """The block's tag may sit in code: its events wait with it, and its calls draw
+        their ids only when it turns out to be a block (`draw_ids`)."""
         self.block_start = block_start
         self.calls: list[Call] = []
         """The block's complete calls, in order (one per RawCall)."""
@@ -344,7 +347,7 @@ class CallProgress:
 
     def _start(self, call: Call) -> None:
         call.started = True
-        call.id = self.new_id()
+        call.id = "" if self.held else self.new_id()
         self.events.append(Started(call, self.block_start))
 
     def _send(self, call: Call, text: str) -> None:
@@ -366,6 +369,13 @@ class CallProgress:
             sent = "".join(call.sent)
             if final.startswith(sent):
                 self._send(call, final[len(sent):])
+
+    def draw_ids(self) -> None:
+        """The held block is outside code: its started calls get their ids, in order."""
+        self.held = False
+        for call in self.started():
+            if not call.id:
+                call.id = self.new_id()
 
     def started(self) -> tuple[Call, ...]:
         """The calls whose CallStarted was made, for a CallsAborted."""
