@@ -460,7 +460,9 @@ class StreamParser:
             self._output.text(text[at:at + 1], start)
             return at + 1
         token = text[at:token_end]
-        openers = entrant_openers(self._dialect._grammars, token)
+        grammars = self._dialect._grammars
+        openers = (entrant_openers(grammars, token) if len(grammars) > 1
+                   else [(self._grammar, opener.spec)])
         if len(openers) > 1:
             entrants = [Entrant(Capture(grammar, grammar.opener_rule[spec.name], start,
                                         opener.ticket, limit), spec, token)
