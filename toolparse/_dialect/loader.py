@@ -37,7 +37,8 @@ from toolparse._dialect.dialect import Dialect
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.header import Header, read_header
 from toolparse._dialect.lexer import StateLexer, TerminalSpec
-from toolparse._dialect.roles import BlockRoles, block_roles, own_name, reachable, tokens_around
+from toolparse._dialect.roles import (
+    BlockRoles, block_roles, own_name, reachable, reachable_children, tokens_around)
 from toolparse._dialect.table import Table, read_table
 from toolparse._errors import GrammarError, UnknownDialectError
 from toolparse._syntax.dfa import DFA
@@ -214,7 +215,7 @@ def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRo
     attribute = (re.compile(r"(?<!\S)" + terminals[attribute_name].pattern)
                  if attribute_name else None)
     groups = {n: spec.full for n, spec in terminals.items() if spec.has_name}
-    invoke = reachable_children(rules, "invoke")
+    invoke = reachable_children(rules, "invoke", CONTRACT_RULES)
     if not (groups.keys() & invoke or attribute is not None or "name" in invoke
             or "json_body" in invoke):
         raise GrammarError(
@@ -222,7 +223,7 @@ def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRo
             "or a name attribute (an ATTRIBUTE terminal), or add a 'name' rule or a "
             "'json_body' rule to 'invoke'", path=str(path),
             line=_definition_line(text, "invoke"), rule="invoke")
-    param = reachable_children(rules, "param")
+    param = reachable_children(rules, "param", CONTRACT_RULES)
     if param and not (groups.keys() & param or attribute is not None or "key" in param):
         raise GrammarError(
             "an argument has no way to get a name: give its opening tag a (?P<name>...) "
@@ -230,30 +231,6 @@ def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRo
             line=_definition_line(text, "param"), rule="param")
     return Builders(name_groups=groups, attribute=attribute, value_edges=header.value_edges,
                     string_attribute=header.typing == "attribute")
-
-
-def reachable_children(rules: list[Any], rule: str) -> set[str]:
-    """The symbols of `rule` itself and of the rules it inlines (not of other contract
-    rules it contains)."""
-    by_origin: dict[str, list[Any]] = {}
-    for r in rules:
-        by_origin.setdefault(r.origin.name, []).append(r)
-    todo = [o for o in by_origin if own_name(o) == rule]
-    seen: set[str] = set()
-    found: set[str] = set()
-    while todo:
-        origin = todo.pop()
-        if origin in seen:
-            continue
-        seen.add(origin)
-        for r in by_origin[origin]:
-            for symbol in r.expansion:
-                name = own_name(symbol.name)
-                found.add(symbol.name)
-                found.add(name)
-                if not symbol.is_term and name not in CONTRACT_RULES:
-                    todo.append(symbol.name)
-    return found
 
 
 def _name_at_tag(roles: BlockRoles, terminals: dict[str, TerminalSpec], build: Builders) -> bool:

@@ -28,11 +28,12 @@ Cost: one pass over the rules at load time.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BlockRoles", "block_roles", "own_name", "reachable", "tokens_around"]
+__all__ = ["BlockRoles", "block_roles", "own_name", "reachable", "reachable_children",
+           "tokens_around"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,17 @@ def _by_origin(rules: list[Any]) -> dict[str, list[list[Any]]]:
     for rule in rules:
         by_origin.setdefault(rule.origin.name, []).append(list(rule.expansion))
     return by_origin
+
+
+def _each_once(todo: list[str]) -> Iterator[str]:
+    """The rule origins of `todo`, each once, as the caller appends more to it (a walk
+    over the rule graph)."""
+    seen: set[str] = set()
+    while todo:
+        origin = todo.pop()
+        if origin not in seen:
+            seen.add(origin)
+            yield origin
 
 
 def _nullable(by_origin: dict[str, list[list[Any]]]) -> set[str]:
@@ -101,13 +113,8 @@ class _Edges:
         start (or end) with."""
         wanted = set(names)
         todo = [o for o in self.by_origin if (o if exact else own_name(o)) in wanted]
-        seen: set[str] = set()
         found: set[str] = set()
-        while todo:
-            origin = todo.pop()
-            if origin in seen:
-                continue
-            seen.add(origin)
+        for origin in _each_once(todo):
             for expansion in self.by_origin.get(origin, []):
                 for symbol in (reversed(expansion) if last else expansion):
                     if symbol.is_term:
@@ -122,13 +129,8 @@ class _Edges:
         """The terminals that can come right after one of `terminals` when it is the
         first symbol of an expansion of `rule` (or of a rule it inlines first)."""
         found: set[str] = set()
-        seen: set[str] = set()
         todo = [o for o in self.by_origin if own_name(o) == rule]
-        while todo:
-            origin = todo.pop()
-            if origin in seen:
-                continue
-            seen.add(origin)
+        for origin in _each_once(todo):
             for expansion in self.by_origin.get(origin, []):
                 if not expansion:
                     continue
@@ -143,13 +145,9 @@ class _Edges:
 def reachable(rules: list[Any], start: str) -> set[str]:
     """Every symbol (rule and terminal names, own names) reachable from rule `start`."""
     by_origin = _by_origin(rules)
-    roots = [origin for origin in by_origin if own_name(origin) == start]
+    todo = [origin for origin in by_origin if own_name(origin) == start]
     seen: set[str] = set()
-    todo = list(roots)
-    while todo:
-        origin = todo.pop()
-        if origin in seen:
-            continue
+    for origin in _each_once(todo):
         seen.add(origin)
         for expansion in by_origin.get(origin, []):
             for symbol in expansion:
@@ -158,6 +156,24 @@ def reachable(rules: list[Any], start: str) -> set[str]:
                 else:
                     todo.append(symbol.name)
     return {own_name(name) for name in seen} | seen
+
+
+def reachable_children(rules: list[Any], rule: str, stop: Iterable[str]) -> set[str]:
+    """The symbols (Lark's names and own names) of `rule` itself and of the rules it
+    inlines, not descending into the rules named in `stop` (the other contract rules)."""
+    by_origin = _by_origin(rules)
+    stops = set(stop)
+    todo = [origin for origin in by_origin if own_name(origin) == rule]
+    found: set[str] = set()
+    for origin in _each_once(todo):
+        for expansion in by_origin[origin]:
+            for symbol in expansion:
+                name = own_name(symbol.name)
+                found.add(symbol.name)
+                found.add(name)
+                if not symbol.is_term and name not in stops:
+                    todo.append(symbol.name)
+    return found
 
 
 def tokens_around(rules: list[Any], rule: str, child: str) -> tuple[str, str] | None:
