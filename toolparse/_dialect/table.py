@@ -272,7 +272,10 @@ class Tag:
 
 def flat(children: list[Any]) -> list[Any]:
     """Children with the lists of flattened (inlined) rules spliced in."""
-    if not any(isinstance(child, list) for child in children):
+    for child in children:   # a loop, not any(): this runs once per reduction
+        if isinstance(child, list):
+            break
+    else:
         return children
     out: list[Any] = []
     for child in children:
