@@ -259,7 +259,7 @@ def test_repair_needs_the_glm_tokens_around_key_and_value(tmp_path: Path) -> Non
     from toolparse._dialect.loader import key_value_tokens
 
     assert key_value_tokens("glm45")[0].startswith("<")
-    with pytest.raises(toolparse.GrammarError, match="rule 'param' must hold 'key'"):
+    with pytest.raises(toolparse.GrammarError, match="rule 'param' must be a head terminal made of three"):
         key_value_tokens("deepseek")
 
 

@@ -17,12 +17,13 @@ that would otherwise load silently and then give nothing but text are errors her
 - an atom that a longer match of itself can continue (`/[a-z][a-z_]*/`): it would end
   wherever a chunk ends (SPEC G2), unless a lookahead says where it stops.
 
-`dialects()` lists the bundled dialects; `key_value_tokens()` reads the tokens around a
-dialect's `key` and `value` rules (GLM's, for repair).
+`dialects()` lists the bundled dialects; `key_value_tokens()` reads a key/value
+dialect's boundary tokens out of its `param` rule (GLM's, for repair).
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
 import functools
 import re
@@ -31,6 +32,7 @@ from typing import Any
 
 import lark
 from lark.exceptions import LarkError
+from lark.load_grammar import GrammarBuilder
 
 from toolparse._dialect.build import CONTRACT_RULES, Builders
 from toolparse._dialect.dialect import Dialect
@@ -96,26 +98,43 @@ def dialects() -> tuple[str, ...]:
 
 def key_value_tokens(name: str) -> tuple[str, str, str, str]:
     """The four literal tokens of a bundled dialect that writes arguments as key/value
-    pairs: the terminals around `key` and around `value` in its `param` rule (for
-    `glm45`: its key open, key close, value open and value close). Repair reads GLM's
-    boundary tokens here (SPEC 5.2), so Python spells none of them.
+    pairs (for `glm45`: its key open, key close, value open and value close). Its `param`
+    rule opens with one terminal that holds the key, composed of the first three as
+    string terminals (`KEY_OPEN /(?P<name>...)/ KEY_CLOSE /\\s*/ VALUE_OPEN`: one token
+    for the whole head, SPEC 5.1), and closes with a string terminal after `value`.
+    Repair reads GLM's boundary tokens here (SPEC 5.2), so Python spells none of them.
 
     Raises GrammarError when the grammar has no such rule or a token is not a string.
     """
     grammar = _bundled(name)._grammars[0]
     literals = {t.name: t.pattern.value for t in grammar.lark.terminals
                 if isinstance(t.pattern, lark.lexer.PatternStr)}
-    tokens: list[str] = []
-    for child in ("key", "value"):
-        around = tokens_around(grammar.lark.rules, "param", child)
-        if around is None or not all(term in literals for term in around):
-            raise GrammarError(
-                f"rule 'param' must hold {child!r} between two string terminals (the "
-                "boundary tokens repair reads)", path=str(grammar.path),
-                line=_definition_line(grammar.path.read_text(encoding="utf-8"), "param"),
-                rule="param")
-        tokens += [literals[term] for term in around]
-    return tokens[0], tokens[1], tokens[2], tokens[3]
+    around = tokens_around(grammar.lark.rules, "param", "value")
+    head = _string_pieces(grammar, around[0]) if around else []
+    if around is None or len(head) != 3 or around[1] not in literals:
+        raise GrammarError(
+            "rule 'param' must be a head terminal made of three string terminals (key "
+            "open, key close, value open), 'value', and a string terminal (value close): "
+            "the boundary tokens repair reads", path=str(grammar.path),
+            line=_definition_line(grammar.path.read_text(encoding="utf-8"), "param"),
+            rule="param")
+    return head[0], head[1], head[2], literals[around[1]]
+
+
+def _string_pieces(grammar: Grammar, terminal: str) -> list[str]:
+    """The plain strings a terminal's definition is composed of, in order. The
+    definitions are read from the grammar's text (a cached Lark keeps only compiled
+    patterns; in a definition, the terminals it names are inlined); a flagged string
+    ("x"i) is not plain."""
+    builder = GrammarBuilder(import_paths=[str(grammar.path.parent), str(grammars_dir())])
+    builder.load_grammar(grammar.path.read_text(encoding="utf-8"), str(grammar.path))
+    definition = next((tree for term, (tree, _) in builder.build().term_defs
+                       if term == terminal), None)
+    if definition is None:
+        return []
+    return [ast.literal_eval(token.value) for token in definition.scan_values(
+        lambda v: isinstance(v, lark.Token) and v.type == "STRING")
+        if token.value.endswith('"')]
 
 
 def resolve_dialect(dialect: str | Dialect) -> Dialect:
