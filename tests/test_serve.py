@@ -341,10 +341,77 @@ def test_serve_command_passes_its_flags_to_the_server(monkeypatch: pytest.Monkey
     config, where = started[0]
     assert (config.upstream, config.on_rejected, config.timeout, config.max_body) == \
         ("http://127.0.0.1:9/v1", "drop", 5.0, 1000)
-    assert where["host"] == "127.0.0.1" and where["port"] == 9001
+    assert where["host"] == "127.0.0.1" and where["port"] == 9001 and where["workers"] == 1
     assert not config.stream_arguments
-    assert main(argv + ["--stream-arguments"]) == 0
-    assert started[-1][0].stream_arguments
+    assert main(argv + ["--stream-arguments", "--workers", "3"]) == 0
+    assert started[-1][0].stream_arguments and started[-1][1]["workers"] == 3
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for child in
+            Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def test_several_workers_serve_the_same_answers(upstream: tuple[Running, UpstreamLog],
+                                                tmp_path: Path) -> None:
+    # `--workers 2`: two processes behind one port, each built from the settings the
+    # command left in the environment, a grammar file (a copy of deepseek's) included.
+    grammar = tmp_path / "mine.lark"
+    grammar.write_text((REPO / "grammars" / "deepseek.lark").read_text(encoding="utf-8"))
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolparse", "serve", "--upstream", upstream[0].url + "/v1",
+         "--port", str(port), "--workers", "2", "--grammar", str(grammar),
+         "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_until(lambda: len(_children(process.pid)) >= 2 and _healthy(port),
+                   what="two workers to serve", seconds=60)
+        with openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="k",
+                           max_retries=0, timeout=20) as client:
+            for answer in ANSWERS[:4] * 2:
+                final = streamed(client, answer, tools=TOOLS)
+                expected = expected_view(answer, tools=TOOLS)
+                assert (final.choices[0].message.content or "") == expected.content
+                assert calls_of(final.choices[0].message) == without_ids(expected.calls)
+        assert len(_children(process.pid)) >= 2
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=30)
+    assert b"Traceback" not in stderr
+
+
+def _healthy(port: int) -> bool:
+    try:
+        return httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200
+    except httpx2.TransportError:
+        return False
+
+
+def test_worker_settings_go_through_the_environment(monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    from toolparse import Dialect
+    from toolparse._errors import ConfigError
+    from toolparse._serve import server
+
+    monkeypatch.delenv(server.CONFIG_VARIABLE, raising=False)
+    with pytest.raises(ConfigError, match="--workers"):
+        server.app_from_environment()
+    grammar = tmp_path / "mine.lark"
+    grammar.write_text((REPO / "grammars" / "glm45.lark").read_text(encoding="utf-8"))
+    for dialect, sent in ((Dialect.from_file(grammar), ("mine", str(grammar))),
+                          (Dialect.bundled("hermes"), ("hermes", None)), ("auto", ("auto", None))):
+        config = ServeConfig(upstream="http://127.0.0.1:9/v1", dialect=dialect, timeout=3.0)
+        settings = json.loads(server.encode_config(config, "warning"))
+        assert (settings["dialect"], settings["grammar"]) == sent
+        assert settings["timeout"] == 3.0 and settings["log_level"] == "warning"
+        monkeypatch.setenv(server.CONFIG_VARIABLE, server.encode_config(config, "warning"))
+        assert callable(server.app_from_environment())
 
 
 def test_serve_command_refuses_a_bad_upstream() -> None:

@@ -38,6 +38,9 @@ def add_parser(commands: Any) -> None:
                        help="upstream connect and read timeout; past it, 504 (default 600)")
     serve.add_argument("--max-body", type=positive_int, default=32 << 20, metavar="BYTES",
                        help="larger request bodies get 413 (default 33554432, 32 MiB)")
+    serve.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                       help="worker processes on the one port (default 1); each takes any "
+                            "request, so throughput grows with cores")
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
                        default="info", help="default info: one line per request, no content")
     serve.set_defaults(run=run)
@@ -59,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     # The options as a request will use them: an error here, not at the first request.
     stream_rewriter(dialect=config.dialect, stream_arguments=config.stream_arguments,
                     on_rejected=config.on_rejected)
-    serve_forever(config, host=args.host, port=args.port, log_level=args.log_level)
+    serve_forever(config, host=args.host, port=args.port, log_level=args.log_level,
+                  workers=args.workers)
     return 0
 
 
