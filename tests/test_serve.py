@@ -135,6 +135,15 @@ def test_authorization_is_forwarded_and_other_routes_pass_through(
     assert upstream[1].requests[-1]["headers"]["authorization"] == "Bearer sk-secret-key"
 
 
+def test_the_upstream_is_asked_for_identity_and_a_compressed_answer_is_still_read(
+        client: openai.OpenAI, upstream: tuple[Running, UpstreamLog]) -> None:
+    answer = "Reading. " + READ
+    final = streamed(client, answer, model="gzip", tools=TOOLS)
+    assert upstream[1].requests[-1]["headers"]["accept-encoding"] == "identity"
+    assert calls_of(final.choices[0].message) == without_ids(expected_view(answer, tools=TOOLS).calls)
+    assert final.choices[0].message.content == "Reading. "
+
+
 def test_upstream_response_headers_pass_through(client: openai.OpenAI) -> None:
     for stream in (False, True):
         raw = client.chat.completions.with_raw_response.create(

@@ -15,6 +15,7 @@ it replays:
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import socket
 import threading
@@ -93,6 +94,9 @@ def fake_upstream(log: UpstreamLog) -> ASGIApp:
             await anyio.sleep(3)
         if not body.get("stream") or model == "json":
             return JSONResponse(whole_completion(text), headers={"x-request-id": "req-1"})
+        if model == "gzip":   # compressed whatever the request asked (not as HTTP says)
+            return Response(gzip.compress(b"".join(answer_chunks(text))),
+                            media_type="text/event-stream", headers={"content-encoding": "gzip"})
         chunks: AsyncIterator[bytes]
         if model == "drop":
             chunks = _dropping(text)

@@ -29,6 +29,7 @@ from toolparse._serve.chat import chat_completions
 from toolparse._serve.config import ServeConfig
 from toolparse._serve.proxy import (
     ProxyError,
+    body_of,
     error_response,
     read_body,
     request_headers,
@@ -91,7 +92,7 @@ async def _passthrough(request: Request, client: httpx2.AsyncClient,
 
 async def _relayed(upstream: httpx2.Response) -> AsyncIterator[bytes]:
     try:
-        async for data in upstream.aiter_bytes():
+        async for data in body_of(upstream):
             yield data
     except (httpx2.TransportError, httpx2.StreamError) as error:
         log.warning("upstream answer ended early (%s)", type(error).__name__)

@@ -24,6 +24,7 @@ from toolparse._errors import ChunkFormatError, ToolparseError
 from toolparse._serve.config import ServeConfig
 from toolparse._serve.proxy import (
     ProxyError,
+    body_of,
     read_body,
     request_headers,
     response_headers,
@@ -107,7 +108,7 @@ def _rewritten_completion(answer: bytes, tools: Any, config: ServeConfig) -> byt
 
 async def _rewritten(upstream: httpx2.Response, translator: StreamTranslator) -> AsyncIterator[bytes]:
     try:
-        async for data in upstream.aiter_bytes():
+        async for data in body_of(upstream):
             out = translator.feed(data)
             if out:
                 yield out

@@ -7,7 +7,7 @@ Errors the upstream makes pass through as they came (status, body, content type)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 
 import httpx2
 from starlette.requests import Request
@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from toolparse._serve.sse import dumps
 
-__all__ = ["ProxyError", "error_response", "read_body", "request_headers",
+__all__ = ["ProxyError", "body_of", "error_response", "read_body", "request_headers",
            "response_headers", "upstream_failure"]
 
 _HOP_BY_HOP = frozenset({
@@ -27,6 +27,10 @@ _HOP_BY_HOP = frozenset({
 _NOT_FORWARDED = _HOP_BY_HOP | {"host", "content-length", "accept-encoding"}
 """Request headers the upstream client sets itself. Everything else, `Authorization`
 included, goes to the upstream unchanged."""
+
+_IDENTITY = ("accept-encoding", "identity")
+"""What the proxy asks of the upstream instead: the answer as it is (the proxy reads
+every byte of it, and a stream of small events gains little from compression)."""
 
 _NOT_RETURNED = _HOP_BY_HOP | {"content-length", "content-encoding", "date", "server"}
 """Response headers the proxy's own server sets (the body it sends is decoded)."""
@@ -51,7 +55,16 @@ def error_response(status: int, message: str, kind: str, code: str) -> Response:
 
 
 def request_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-    return [(name, value) for name, value in headers if name.lower() not in _NOT_FORWARDED]
+    return [*((name, value) for name, value in headers if name.lower() not in _NOT_FORWARDED),
+            _IDENTITY]
+
+
+def body_of(upstream: httpx2.Response) -> AsyncIterator[bytes]:
+    """The upstream's body as it arrives, decoded: read raw when it came unencoded (as
+    asked), which skips a decoding layer per read."""
+    if upstream.headers.get("content-encoding", "identity").lower() == "identity":
+        return upstream.aiter_raw()
+    return upstream.aiter_bytes()
 
 
 def response_headers(headers: Mapping[str, str] | httpx2.Headers) -> dict[str, str]:
