@@ -254,12 +254,15 @@ async def load(port: int, concurrency: int, count: int, body: dict[str, Any],
 
 
 def cpu_seconds(pid: int | None) -> float:
-    """User and system CPU time of process `pid` so far (Linux /proc; 0 elsewhere)."""
+    """User and system CPU time so far of process `pid` and its live children (the
+    workers of `--workers N`; Linux /proc; 0 elsewhere)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except (OSError, IndexError):
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(cpu_seconds(int(child)) for child in children)
 
 
 # ---- 3. the proxy ------------------------------------------------------------------------------
@@ -270,11 +273,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_proxy(upstream_port: int) -> tuple[subprocess.Popen[bytes], int]:
+def start_proxy(upstream_port: int, workers: int = 1) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "toolparse", "serve", "--upstream",
-         f"http://127.0.0.1:{upstream_port}/v1", "--port", str(port), "--log-level", "warning"],
+         f"http://127.0.0.1:{upstream_port}/v1", "--port", str(port), "--log-level", "warning",
+         "--workers", str(workers)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -287,11 +291,12 @@ def start_proxy(upstream_port: int) -> tuple[subprocess.Popen[bytes], int]:
     raise RuntimeError("toolparse serve did not start")
 
 
-async def server_figures(quick: bool) -> dict[str, Any]:
+async def server_figures(quick: bool, workers: int = 1) -> dict[str, Any]:
     upstream = Upstream(TYPICAL)
     await upstream.start()
-    process, proxy_port = start_proxy(upstream.port)
-    figures: dict[str, Any] = {"typical_answer_events": len(upstream.answer_events) + 3}
+    process, proxy_port = start_proxy(upstream.port, workers)
+    figures: dict[str, Any] = {"typical_answer_events": len(upstream.answer_events) + 3,
+                               "workers": workers}
     try:
         body = {"model": "raw", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
         await load(proxy_port, 10, 50, body, 10)               # warm-up
@@ -354,7 +359,9 @@ def stream_arguments_report(figures: dict[str, dict[str, float]]) -> Iterator[st
 
 
 def server_report(server: dict[str, Any]) -> Iterator[str]:
-    yield (f"server (typical answer: {server['typical_answer_events']} SSE events; one worker; "
+    workers = server.get("workers", 1)
+    yield (f"server (typical answer: {server['typical_answer_events']} SSE events; "
+           f"{workers} worker{'s' if workers > 1 else ''}; "
            "relay = the proxy passing the same stream through unrewritten):")
     for concurrency in (1, 50, 200):
         row = server[f"c{concurrency}"]
@@ -379,6 +386,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer requests (a smoke run)")
     parser.add_argument("--adapter-only", action="store_true", help="skip the server figures")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="start the proxy with --workers N (default 1, the target's)")
     args = parser.parse_args(argv)
     scale = 1 if args.quick else 4
     adapter = {name: adapter_ratio(text) for name, text in adapter_workloads(scale).items()}
@@ -387,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     streaming = stream_arguments_figures(scale)
     for line in stream_arguments_report(streaming):
         print(line, flush=True)
-    server = {} if args.adapter_only else asyncio.run(server_figures(args.quick))
+    server = {} if args.adapter_only else asyncio.run(server_figures(args.quick, args.workers))
     for line in server_report(server) if server else ():
         print(line)
     if args.json:
