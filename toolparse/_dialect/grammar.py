@@ -64,11 +64,15 @@ class Grammar:
         and the %ignore ones, in Lark's lexer order, compiled into one pattern."""
         found = self.state_lexers.get(state)
         if found is None:
-            names = {n for n in self.table.actions[state] if n in self.terminals}
-            specs = [self.terminals[n] for n in names | self.ignored]
-            found = StateLexer.build(sorted(specs, key=lambda t: t.sort_key))
+            found = StateLexer.build(self.candidates(state))
             self.state_lexers[state] = found
         return found
+
+    def candidates(self, state: int) -> list[TerminalSpec]:
+        """The terminals of state `state`'s lexer, in order (without compiling it)."""
+        names = {n for n in self.table.actions[state] if n in self.terminals}
+        specs = [self.terminals[n] for n in names | self.ignored]
+        return sorted(specs, key=lambda t: t.sort_key)
 
     # ---- block starts (SCAN) -----------------------------------------------------------
 

@@ -38,13 +38,13 @@ from toolparse._dialect.build import CONTRACT_RULES, Builders
 from toolparse._dialect.dialect import Dialect
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.header import Header, read_header
-from toolparse._dialect.lexer import StateLexer, TerminalSpec
+from toolparse._dialect.lexer import TerminalSpec
 from toolparse._dialect.roles import (
     BlockRoles, block_roles, own_name, reachable, reachable_children, tokens_around)
 from toolparse._dialect.table import Table, read_table
 from toolparse._errors import GrammarError, UnknownDialectError
 from toolparse._syntax.dfa import DFA
-from toolparse._syntax.files import grammars_dir
+from toolparse._syntax.files import cache_dir, cache_key, grammars_dir
 
 __all__ = ["AUTO", "DEFAULT", "bundled_dialects", "dialects", "key_value_tokens",
            "load_bundled", "load_file", "resolve_dialect"]
@@ -177,7 +177,7 @@ def load_grammar(text: str, path: Path, name: str) -> Grammar:
     try:
         parser = lark.Lark(
             text, parser="lalr", lexer="contextual", strict=True, start=starts,
-            cache=True, source_path=str(path),
+            cache=_lark_cache(text, starts), source_path=str(path),
             import_paths=[str(path.parent), str(grammars_dir())],
         )
     except LarkError as e:
@@ -311,32 +311,42 @@ def _extends_a_match(dfa: DFA) -> bool:
     return any(final and successors[state] & live for state, final in enumerate(dfa.final))
 
 
+def _lark_cache(text: str, starts: list[str]) -> str | bool:
+    """Where Lark caches this grammar's tables: a file in toolparse's private cache
+    directory (Lark's own default is a predictable name in the shared temporary
+    directory, and the file is a pickle), or no cache when there is no such directory."""
+    directory = cache_dir()
+    if directory is None:
+        return False
+    return str(directory / f"lark_{cache_key('lark', text, ','.join(starts))}.pickle")
+
+
 def _check_states(grammar: Grammar, text: str, path: Path) -> None:
     """The state-by-state checks: runs that swallow tags, whitespace after the opener."""
     _check_atoms(grammar, text, path)
+    # From each state's candidates, not its compiled lexer: a state's lexer is
+    # compiled when a parse first reaches it (most never are), which keeps start-up short.
     for state in range(len(grammar.table.actions)):
         if not grammar.table.actions[state]:
             continue
-        lexer = grammar.lexer(state)
-        _check_swallow(lexer, text, path)
+        _check_swallow(grammar.candidates(state), text, path)
     for opener in grammar.openers:
         if grammar.opener_rule[opener.name] != "block":
             continue
         state = grammar.table.actions[grammar.table.starts["block"]][opener.name][1]
-        lexer = grammar.lexer(state)
         if not any(spec.full.fullmatch(" ") or spec.full.fullmatch("\n")
-                   for spec in lexer.candidates):
+                   for spec in grammar.candidates(state)):
             raise GrammarError(
                 f"no terminal takes whitespace after {opener.name}: models put a newline "
                 "there; add `%ignore WS` (with WS: /\\s+/)", path=str(path),
                 line=_definition_line(text, opener.name), rule=opener.name)
 
 
-def _check_swallow(lexer: StateLexer, text: str, path: Path) -> None:
-    for run in lexer.candidates:
+def _check_swallow(candidates: list[TerminalSpec], text: str, path: Path) -> None:
+    for run in candidates:
         if not run.is_run:
             continue
-        for tag in lexer.candidates:
+        for tag in candidates:
             if tag.is_run or not tag.starts or len(tag.starts) > 4:
                 continue
             eaten = [c for c in tag.starts if run.full.fullmatch(c)]
