@@ -135,6 +135,16 @@ def test_authorization_is_forwarded_and_other_routes_pass_through(
     assert upstream[1].requests[-1]["headers"]["authorization"] == "Bearer sk-secret-key"
 
 
+def test_the_query_string_is_forwarded_on_every_route(
+        client: openai.OpenAI, upstream: tuple[Running, UpstreamLog]) -> None:
+    ask(client, "hi", extra_query={"api-version": "2024-10-21"})
+    assert upstream[1].requests[-1]["query"] == "api-version=2024-10-21"
+    ask(client, "hi")
+    assert upstream[1].requests[-1]["query"] == ""
+    client.models.list(extra_query={"a": "1", "b": "x y"})
+    assert upstream[1].requests[-1]["query"] == "a=1&b=x+y"
+
+
 def test_the_upstream_is_asked_for_identity_and_a_compressed_answer_is_still_read(
         client: openai.OpenAI, upstream: tuple[Running, UpstreamLog]) -> None:
     answer = "Reading. " + READ

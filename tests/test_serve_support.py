@@ -85,7 +85,8 @@ def whole_completion(text: str) -> dict[str, Any]:
 def fake_upstream(log: UpstreamLog) -> ASGIApp:
     async def chat(request: Request) -> Response:
         body = await request.json()
-        log.requests.append({"headers": dict(request.headers), "body": body})
+        log.requests.append({"headers": dict(request.headers), "body": body,
+                             "query": request.url.query})
         model, text = body.get("model"), body["messages"][-1]["content"]
         if model == "error":
             return JSONResponse({"error": {"message": "upstream exploded", "type": "server_error",
@@ -108,7 +109,8 @@ def fake_upstream(log: UpstreamLog) -> ASGIApp:
                                  headers={"x-request-id": "req-1"})
 
     async def models(request: Request) -> Response:
-        log.requests.append({"headers": dict(request.headers), "body": None})
+        log.requests.append({"headers": dict(request.headers), "body": None,
+                             "query": request.url.query})
         return JSONResponse({"object": "list", "data": [{"id": "raw-model", "object": "model",
                                                          "created": 0, "owned_by": "me"}]})
 

@@ -32,9 +32,9 @@ from toolparse._serve.proxy import (
     body_of,
     error_response,
     read_body,
-    request_headers,
     response_headers,
     upstream_failure,
+    upstream_request,
 )
 
 __all__ = ["create_app"]
@@ -79,11 +79,9 @@ async def _health(request: Request) -> Response:
 async def _passthrough(request: Request, client: httpx2.AsyncClient,
                        config: ServeConfig) -> Response:
     body = await read_body(request, config.max_body)
-    upstream_request = client.build_request(
-        request.method, request.path_params["path"], content=body, params=request.url.query,
-        headers=request_headers(request.headers.items()))
     try:
-        upstream = await client.send(upstream_request, stream=True)
+        upstream = await client.send(
+            upstream_request(client, request, request.path_params["path"], body), stream=True)
     except httpx2.TransportError as error:
         raise upstream_failure(error, config.timeout) from None
     return StreamingResponse(_relayed(upstream), status_code=upstream.status_code,

@@ -26,9 +26,9 @@ from toolparse._serve.proxy import (
     ProxyError,
     body_of,
     read_body,
-    request_headers,
     response_headers,
     upstream_failure,
+    upstream_request,
 )
 from toolparse._serve.sse import EventTooLarge, StreamTranslator, dumps, loads
 from toolparse.openai import StreamRewriter, rewrite_completion, stream_rewriter
@@ -48,11 +48,9 @@ async def chat_completions(request: Request, client: httpx2.AsyncClient,
     payload = _request_object(body)
     tools = payload.get("tools")
     rewriter = _rewriter(tools, config)
-    upstream_request = client.build_request(
-        "POST", "chat/completions", content=body, params=request.url.query,
-        headers=request_headers(request.headers.items()))
     try:
-        upstream = await client.send(upstream_request, stream=True)
+        upstream = await client.send(upstream_request(client, request, "chat/completions", body),
+                                     stream=True)
     except httpx2.TransportError as error:
         raise upstream_failure(error, config.timeout) from None
     content_type = upstream.headers.get("content-type", "")

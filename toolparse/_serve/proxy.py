@@ -7,6 +7,7 @@ Errors the upstream makes pass through as they came (status, body, content type)
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Iterable, Mapping
 
 import httpx2
@@ -16,7 +17,7 @@ from starlette.responses import Response
 from toolparse._serve.sse import dumps
 
 __all__ = ["ProxyError", "body_of", "error_response", "read_body", "request_headers",
-           "response_headers", "upstream_failure"]
+           "response_headers", "upstream_failure", "upstream_request"]
 
 _HOP_BY_HOP = frozenset({
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te",
@@ -52,6 +53,25 @@ class ProxyError(Exception):
 def error_response(status: int, message: str, kind: str, code: str) -> Response:
     body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
     return Response(dumps(body), status_code=status, media_type="application/json")
+
+
+def upstream_request(client: httpx2.AsyncClient, request: Request, path: str,
+                     body: bytes) -> httpx2.Request:
+    """The request to send upstream for `request`: its method, body and end-to-end
+    headers, to `path` under the upstream's base URL, with the query string it came
+    with (if any)."""
+    url = _joined(str(client.base_url), path)
+    query = request.url.query
+    return client.build_request(request.method, url, content=body,
+                                headers=request_headers(request.headers.items()),
+                                **({"params": query} if query else {}))
+
+
+@functools.lru_cache(maxsize=256)
+def _joined(base: str, path: str) -> httpx2.URL:
+    # Parsing and joining URLs is the larger part of building a request in httpx2
+    # (about 0.2 ms): each path is joined once.
+    return httpx2.URL(base).join(path)
 
 
 def request_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
