@@ -204,6 +204,8 @@ class Output:
         if not ready:
             return []
         self.ready = []
+        if len(ready) == 1 and type(ready[0]) is str:   # the common case: one piece of text
+            return [make_text(ready[0])]
         events: list[StreamEvent] = []
         pending: list[str] = []
         for item in ready:
