@@ -59,7 +59,7 @@ from toolparse._errors import (
 from toolparse._events import BlockFailure, Event, Text, ToolCallBlock, new_call_id
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.lexer import MAX_ATOM, TerminalSpec
-from toolparse._stream.arriving import DEAD, EXTENDS, Arriving
+from toolparse._stream.arriving import DEAD, DECIDE, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.contest import Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
@@ -257,20 +257,24 @@ class StreamParser:
                         if streaming is None or not streaming.more(run_list):
                             return []
                         return self._streamed(streaming)
-            elif self._tail and self._steps(chunk):
-                return []
+            elif self._tail:
+                verdict = self._steps(chunk)
+                if verdict == EXTENDS:
+                    return []
+                return self._feed(chunk, verdict)
         return self._feed(chunk)
 
-    def _steps(self, chunk: str) -> bool:
+    def _steps(self, chunk: str) -> int | None:
         """A tag is arriving: step its automaton over `chunk` (Arriving.step, inlined
-        for the hot path); True when the chunk only extends it."""
+        for the hot path). EXTENDS (the chunk only extends it: taken), DEAD or DECIDE;
+        None when this path cannot tell (no automaton, or a size limit)."""
         arriving = self._arriving
         dfa = arriving.dfa
         if dfa is None:
-            return False
+            return None
         size = len(self._tail) + len(chunk)
         if size >= MAX_ATOM or size >= self._limit - self._base:
-            return False
+            return None
         state = arriving.state
         exits = dfa.loops[state]
         if exits is not None:
@@ -279,15 +283,17 @@ class StreamParser:
                     break
             else:
                 self._tail += chunk
-                return True
+                return EXTENDS
         table, default, final = dfa.table, dfa.default, dfa.final
         for char in chunk:
             state = table[state].get(char, default[state])
-            if state < 0 or final[state]:
-                return False
+            if state < 0:
+                return DEAD
+            if final[state]:
+                return DECIDE
         arriving.state = state
         self._tail += chunk
-        return True
+        return EXTENDS
 
     def close(self) -> list[Event]:
         """End the stream; return the remaining events.
@@ -322,7 +328,9 @@ class StreamParser:
 
     # ---- the loop ----------------------------------------------------------------------
 
-    def _feed(self, chunk: str) -> list[Event]:
+    def _feed(self, chunk: str, verdict: int | None = None) -> list[Event]:
+        """`feed` beyond its fast paths; `verdict`: what `_steps` found of the chunk
+        after the arriving tail, when it could tell."""
         if type(chunk) is not str:
             if isinstance(chunk, str):
                 chunk = str(chunk)
@@ -346,7 +354,8 @@ class StreamParser:
             elif not self._opener_char and self._quiet() and self._opener_absent(chunk):
                 return self._plain_text(chunk)
         if chunk and self._tail:
-            verdict = self._arriving.step(self._tail, chunk, self._limit - self._base)
+            if verdict is None:
+                verdict = self._arriving.step(self._tail, chunk, self._limit - self._base)
             if verdict == EXTENDS:
                 # The chunk only extends the token arriving at the end of the tail.
                 self._tail += chunk
