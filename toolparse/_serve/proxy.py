@@ -61,10 +61,12 @@ def upstream_request(client: httpx2.AsyncClient, request: Request, path: str,
     headers, to `path` under the upstream's base URL, with the query string it came
     with (if any)."""
     url = _joined(str(client.base_url), path)
+    headers = request_headers(request.headers.items())
     query = request.url.query
-    return client.build_request(request.method, url, content=body,
-                                headers=request_headers(request.headers.items()),
-                                **({"params": query} if query else {}))
+    if query:
+        return client.build_request(request.method, url, content=body, headers=headers,
+                                    params=query)
+    return client.build_request(request.method, url, content=body, headers=headers)
 
 
 @functools.lru_cache(maxsize=256)
