@@ -331,15 +331,7 @@ class StreamParser:
     def _feed(self, chunk: str, verdict: int | None = None) -> list[Event]:
         """`feed` beyond its fast paths; `verdict`: what `_steps` found of the chunk
         after the arriving tail, when it could tell."""
-        if type(chunk) is not str:
-            if isinstance(chunk, str):
-                chunk = str(chunk)
-            else:
-                raise ChunkTypeError(
-                    f"feed() takes a str chunk, not {type(chunk).__name__}"
-                    + (" (decode bytes first)" if isinstance(chunk, (bytes, bytearray)) else ""))
-        if self._mode is _CLOSED:
-            raise StreamClosedError("feed() called after close(); start a new StreamParser")
+        chunk = self._checked(chunk)
         self._run_list = None
         if not self._tail and chunk:
             capture = self._capture
@@ -368,6 +360,25 @@ class StreamParser:
         self._process(self._tail + chunk, final=False)
         self._plain = (self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting and bool(self._opener_char))
+        self._note_capture()
+        return self._take()
+
+    def _checked(self, chunk: Any) -> str:
+        """The chunk as a plain str; raises for a chunk of another type or a closed parser."""
+        if type(chunk) is not str:
+            if isinstance(chunk, str):
+                chunk = str(chunk)
+            else:
+                raise ChunkTypeError(
+                    f"feed() takes a str chunk, not {type(chunk).__name__}"
+                    + (" (decode bytes first)" if isinstance(chunk, (bytes, bytearray)) else ""))
+        if self._mode is _CLOSED:
+            raise StreamClosedError("feed() called after close(); start a new StreamParser")
+        return cast(str, chunk)
+
+    def _note_capture(self) -> None:
+        """After a chunk inside a block: its incremental events, and the run the next
+        chunk may only continue (for `feed`'s fast path)."""
         capture = self._capture
         if capture is not None:
             progress = capture.progress
@@ -379,7 +390,6 @@ class StreamParser:
                 self._run_parts = capture.parts
                 self._streaming = (progress if progress is not None
                                    and progress.follows(capture.run_list) else None)
-        return self._take()
 
     def _progress(self, capture: Capture) -> None:
         """After a chunk, with incremental events: what became certain of the open
