@@ -331,7 +331,8 @@ class StreamParser:
     def _feed(self, chunk: str, verdict: int | None = None) -> list[Event]:
         """`feed` beyond its fast paths; `verdict`: what `_steps` found of the chunk
         after the arriving tail, when it could tell."""
-        chunk = self._checked(chunk)
+        if type(chunk) is not str or self._mode is _CLOSED:
+            chunk = self._checked(chunk)
         self._run_list = None
         if not self._tail and chunk:
             capture = self._capture
@@ -360,7 +361,8 @@ class StreamParser:
         self._process(self._tail + chunk, final=False)
         self._plain = (self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting and bool(self._opener_char))
-        self._note_capture()
+        if self._capture is not None:
+            self._note_capture(self._capture)
         return self._take()
 
     def _checked(self, chunk: Any) -> str:
@@ -376,20 +378,18 @@ class StreamParser:
             raise StreamClosedError("feed() called after close(); start a new StreamParser")
         return cast(str, chunk)
 
-    def _note_capture(self) -> None:
+    def _note_capture(self, capture: Capture) -> None:
         """After a chunk inside a block: its incremental events, and the run the next
         chunk may only continue (for `feed`'s fast path)."""
-        capture = self._capture
-        if capture is not None:
-            progress = capture.progress
-            if progress is not None:
-                self._progress(capture)
-            if not self._tail and capture.run_list is not None:
-                self._run_list = capture.run_list
-                self._run_stops = capture.run_stops
-                self._run_parts = capture.parts
-                self._streaming = (progress if progress is not None
-                                   and progress.follows(capture.run_list) else None)
+        progress = capture.progress
+        if progress is not None:
+            self._progress(capture)
+        if not self._tail and capture.run_list is not None:
+            self._run_list = capture.run_list
+            self._run_stops = capture.run_stops
+            self._run_parts = capture.parts
+            self._streaming = (progress if progress is not None
+                               and progress.follows(capture.run_list) else None)
 
     def _progress(self, capture: Capture) -> None:
         """After a chunk, with incremental events: what became certain of the open
