@@ -145,6 +145,27 @@ def test_the_query_string_is_forwarded_on_every_route(
     assert upstream[1].requests[-1]["query"] == "a=1&b=x+y"
 
 
+@pytest.mark.parametrize("trick", ["http://127.0.0.1:{port}/v1/models",
+                                   "/127.0.0.1:{port}/v1/models", "%2F%2F127.0.0.1:{port}/v1/models"])
+def test_a_path_never_sends_the_request_to_another_host(
+        proxy: Running, upstream: tuple[Running, UpstreamLog], trick: str) -> None:
+    # `/v1/<path>` goes to `<upstream>/<path>` whatever the path holds: a URL, a
+    # network-path reference or an encoded one must not reach another server.
+    elsewhere = UpstreamLog()
+    with running(fake_upstream(elsewhere)) as other:
+        path = trick.format(port=other.port)
+        seen = len(upstream[1].requests)
+        with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as sock:
+            sock.sendall(f"GET /v1/{path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
+                         .encode())
+            answer = b"".join(iter(lambda: sock.recv(65536), b""))
+        assert elsewhere.requests == []
+        assert answer.startswith(b"HTTP/1.1 404")   # the upstream's own: it has no such path
+        assert len(upstream[1].requests) == seen    # (404s are not logged by the fake)
+    response = httpx2.get(proxy.url + "/v1/models?x=1")
+    assert response.status_code == 200 and upstream[1].requests[-1]["query"] == "x=1"
+
+
 def test_the_upstream_is_asked_for_identity_and_a_compressed_answer_is_still_read(
         client: openai.OpenAI, upstream: tuple[Running, UpstreamLog]) -> None:
     answer = "Reading. " + READ

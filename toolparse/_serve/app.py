@@ -31,6 +31,7 @@ from toolparse._serve.proxy import (
     ProxyError,
     body_of,
     error_response,
+    path_under_v1,
     read_body,
     response_headers,
     upstream_failure,
@@ -81,7 +82,7 @@ async def _passthrough(request: Request, client: httpx2.AsyncClient,
     body = await read_body(request, config.max_body)
     try:
         upstream = await client.send(
-            upstream_request(client, request, request.path_params["path"], body), stream=True)
+            upstream_request(client, request, path_under_v1(request), body), stream=True)
     except httpx2.TransportError as error:
         raise upstream_failure(error, config.timeout) from None
     return StreamingResponse(_relayed(upstream), status_code=upstream.status_code,

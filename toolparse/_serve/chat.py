@@ -49,7 +49,7 @@ async def chat_completions(request: Request, client: httpx2.AsyncClient,
     tools = payload.get("tools")
     rewriter = _rewriter(tools, config)
     try:
-        upstream = await client.send(upstream_request(client, request, "chat/completions", body),
+        upstream = await client.send(upstream_request(client, request, b"chat/completions", body),
                                      stream=True)
     except httpx2.TransportError as error:
         raise upstream_failure(error, config.timeout) from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Iterable, Mapping
+from urllib.parse import quote
 
 import httpx2
 from starlette.requests import Request
@@ -16,8 +17,8 @@ from starlette.responses import Response
 
 from toolparse._serve.sse import dumps
 
-__all__ = ["ProxyError", "body_of", "error_response", "read_body", "request_headers",
-           "response_headers", "upstream_failure", "upstream_request"]
+__all__ = ["ProxyError", "body_of", "error_response", "path_under_v1", "read_body",
+           "request_headers", "response_headers", "upstream_failure", "upstream_request"]
 
 _HOP_BY_HOP = frozenset({
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te",
@@ -55,12 +56,12 @@ def error_response(status: int, message: str, kind: str, code: str) -> Response:
     return Response(dumps(body), status_code=status, media_type="application/json")
 
 
-def upstream_request(client: httpx2.AsyncClient, request: Request, path: str,
+def upstream_request(client: httpx2.AsyncClient, request: Request, path: bytes,
                      body: bytes) -> httpx2.Request:
     """The request to send upstream for `request`: its method, body and end-to-end
-    headers, to `path` under the upstream's base URL, with the query string it came
-    with (if any)."""
-    url = _joined(str(client.base_url), path)
+    headers, to `path` (raw, percent-encoded) under the upstream's base URL, with the
+    query string it came with (if any)."""
+    url = _under(str(client.base_url), path)
     headers = request_headers(request.headers.items())
     query = request.url.query
     if query:
@@ -69,11 +70,21 @@ def upstream_request(client: httpx2.AsyncClient, request: Request, path: str,
     return client.build_request(request.method, url, content=body, headers=headers)
 
 
+def path_under_v1(request: Request) -> bytes:
+    """What follows `/v1/` in the request's path, as it came (percent-encoded)."""
+    raw = request.scope.get("raw_path") or quote(request.scope["path"]).encode()
+    return raw[len(b"/v1/"):] if raw.startswith(b"/v1/") else \
+        quote(request.path_params["path"]).encode()
+
+
 @functools.lru_cache(maxsize=256)
-def _joined(base: str, path: str) -> httpx2.URL:
-    # Parsing and joining URLs is the larger part of building a request in httpx2
-    # (about 0.2 ms): each path is joined once.
-    return httpx2.URL(base).join(path)
+def _under(base: str, path: bytes) -> httpx2.URL:
+    # The path is appended to the base URL's path, never read as a URL of its own: a
+    # client's `/v1/http://elsewhere/...` or `/v1//elsewhere/...` stays on the upstream
+    # (no request to another host). Each path is built once (building a URL is most of
+    # the cost of building a request in httpx2).
+    url = httpx2.URL(base)
+    return url.copy_with(raw_path=url.raw_path.rstrip(b"/") + b"/" + path.lstrip(b"/"))
 
 
 def request_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
