@@ -61,7 +61,8 @@ def upstream_request(client: httpx2.AsyncClient, request: Request, path: bytes,
     """The request to send upstream for `request`: its method, body and end-to-end
     headers, to `path` (raw, percent-encoded) under the upstream's base URL, with the
     query string it came with (if any)."""
-    url = _under(str(client.base_url), path)
+    base = str(client.base_url)
+    url = _under(base, path) if len(path) <= 256 else _under.__wrapped__(base, path)
     headers = request_headers(request.headers.items())
     query = request.url.query
     if query:
@@ -81,8 +82,8 @@ def path_under_v1(request: Request) -> bytes:
 def _under(base: str, path: bytes) -> httpx2.URL:
     # The path is appended to the base URL's path, never read as a URL of its own: a
     # client's `/v1/http://elsewhere/...` or `/v1//elsewhere/...` stays on the upstream
-    # (no request to another host). Each path is built once (building a URL is most of
-    # the cost of building a request in httpx2).
+    # (no request to another host). Each short path is built once (building a URL is
+    # most of the cost of building a request in httpx2); long ones are not kept.
     url = httpx2.URL(base)
     return url.copy_with(raw_path=url.raw_path.rstrip(b"/") + b"/" + path.lstrip(b"/"))
 
