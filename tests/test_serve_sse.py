@@ -4,13 +4,14 @@ stream's translator (what passes through as it came, what is rewritten)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolparse._serve.sse import EventTooLarge, SSEDecoder, StreamTranslator
-from toolparse.openai import stream_rewriter
+from toolparse._serve.sse import Event, EventTooLarge, SSEDecoder, StreamTranslator
+from toolparse.openai import rewrite_stream, stream_rewriter
 from test_openai_support import call_text, chunk, client_view, counter_ids
 
 STREAM = (b": keep-alive\n\n"
@@ -23,7 +24,8 @@ STREAM = (b": keep-alive\n\n"
 
 def decode(parts: list[bytes]) -> list[tuple[bytes | None, bool]]:
     decoder = SSEDecoder()
-    events = [event for part in parts for event in decoder.feed(part)] + decoder.close()
+    blocks = [block for part in parts for block in decoder.feed(part)] + decoder.close()
+    events = [Event.of(block) for block in blocks]
     return [(event.data, event.plain) for event in events]
 
 
@@ -80,3 +82,107 @@ def test_nothing_after_done_is_rewritten() -> None:
     late = b"data: " + json.dumps(chunk(0, content="late")).encode() + b"\n\n"
     out = translate([b"data: [DONE]\n\n", late])
     assert out == b"data: [DONE]\n\n" + late
+
+
+# ---- runs: the content-only chunks of one read, rewritten as one -----------------------
+
+CONTENT = ("Let me read it. " + call_text("read_file", path="a.md") + " Then \"quoted\", "
+           "caf\u00e9 and a line\nbreak, a tab\t, <b>tags</b> and `code <invoke>`.")
+
+
+def encoded(data: dict[str, Any], spaced: bool) -> bytes:
+    text = json.dumps(data, separators=(", ", ": ") if spaced else (",", ":"),
+                      ensure_ascii=spaced)
+    return b"data: " + text.encode() + b"\n\n"
+
+
+def passed_on(chunks: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """What must pass through whatever the rewrite: logprobs, usage, other fields, and
+    each change of id."""
+    out: list[tuple[str, Any]] = []
+    last_id = None
+    for data in chunks:
+        if data["id"] != last_id:
+            out.append(("id", data["id"]))
+            last_id = data["id"]
+        out += [(key, value) for key, value in data.items()
+                if key not in ("id", "object", "created", "model", "choices") and value is not None]
+        out += [("logprobs", choice["logprobs"]) for choice in data.get("choices") or []
+                if choice.get("logprobs") is not None]
+    return out
+
+
+@st.composite
+def upstream_streams(draw: st.DrawFn) -> tuple[list[dict[str, Any]], bytes]:
+    """A stream's chunks (content cut anywhere; now and then a chunk that must not join
+    a run: logprobs, usage, an unknown field, another id, a role) and its bytes, each
+    event encoded compactly (orjson's way) or with spaces and ASCII escapes."""
+    cuts = sorted(draw(st.sets(st.integers(1, len(CONTENT) - 1), max_size=40)))
+    pieces = [CONTENT[a:b] for a, b in zip([0, *cuts], [*cuts, len(CONTENT)])]
+    chunks = [chunk(0, role="assistant", content="")]
+    for n, piece in enumerate(pieces):
+        odd = draw(st.sampled_from(["", "", "", "logprobs", "usage", "field", "id", "role"]))
+        data = chunk(0, content=piece)
+        if odd == "logprobs":
+            data["choices"][0]["logprobs"] = {"content": [{"token": piece, "logprob": -n}]}
+        elif odd == "usage":
+            data["usage"] = {"completion_tokens": n}
+        elif odd == "field":
+            data["x_note"] = n
+        elif odd == "id":
+            data["id"] = f"chatcmpl-{n}"
+        elif odd == "role":
+            data["choices"][0]["delta"]["role"] = "assistant"
+        chunks.append(data)
+    chunks.append(chunk(0, "stop"))
+    spaced = draw(st.lists(st.booleans(), min_size=len(chunks), max_size=len(chunks)))
+    return chunks, b"".join(encoded(c, s) for c, s in zip(chunks, spaced)) + b"data: [DONE]\n\n"
+
+
+@given(upstream_streams(), st.lists(st.integers(0, 4000), max_size=20))
+def test_runs_change_where_chunks_are_cut_and_nothing_else(
+        stream: tuple[list[dict[str, Any]], bytes], cuts: list[int]) -> None:
+    chunks, data = stream
+    points = sorted({0, len(data), *(c for c in cuts if c < len(data))})
+    out = translate([data[a:b] for a, b in zip(points, points[1:])])
+    sent = [json.loads(e[6:]) for e in events_of(out) if e != b"data: [DONE]"]
+    reference = list(rewrite_stream(chunks, id_factory=counter_ids()))
+    got, want = client_view(sent)[0], client_view(reference)[0]
+    assert (got.content, got.call_list(), got.finish) == \
+        (want.content, want.call_list(), want.finish)
+    assert got.call_list() and got.call_list()[0][1] == "read_file"
+    assert passed_on(sent) == passed_on(reference)
+    assert events_of(out)[-1] == b"data: [DONE]"
+
+
+def test_a_read_of_prose_events_goes_on_as_the_bytes_that_came() -> None:
+    events = [encoded(chunk(0, content=f"word {n} \u00e9 \"q\" "), spaced=False)
+              for n in range(30)]
+    translator = StreamTranslator(stream_rewriter())
+    assert translator.feed(b"".join(events)) == b"".join(events)
+    assert translator.chunks == 30
+
+
+def test_a_read_with_a_call_is_rewritten_as_one_chunk() -> None:
+    text = "Hi " + call_text("read_file", path="a.md") + " bye"
+    events = [encoded(chunk(0, content=text[k:k + 3]), spaced=False)
+              for k in range(0, len(text), 3)]
+    translator = StreamTranslator(stream_rewriter(id_factory=counter_ids()))
+    out = translator.feed(b"".join(events))
+    sent = [json.loads(e[6:]) for e in events_of(out)]
+    assert len(sent) < len(events) / 4               # joined, not one out per event in
+    view = client_view(sent)[0]
+    assert view.content.startswith("Hi ") and view.calls[0]["name"] == "read_file"
+    assert translator.chunks == len(events)
+
+
+def test_a_chunk_that_only_looks_like_the_run_is_read_as_json() -> None:
+    # The bytes start and end like the run's chunks, but the middle is not one string:
+    # decoded as JSON, it is another chunk (content and an extra field), not joined.
+    first = encoded(chunk(0, content="a"), spaced=False)
+    prefix, _, suffix = first.partition(b'"a"')
+    tricky = prefix + b'"b","role":"assistant"' + suffix
+    out = translate([first + tricky])
+    sent = [json.loads(e[6:]) for e in events_of(out) if e != b"data: [DONE]"]
+    assert client_view(sent)[0].content == "ab"
+    assert any(c["choices"] and c["choices"][0]["delta"].get("role") for c in sent)

@@ -1,16 +1,16 @@
 """Server-sent events, as an OpenAI-style stream carries them (sans-I/O).
 
-`SSEDecoder` cuts the bytes of a response into events (the WHATWG event-stream
+`SSEDecoder` cuts the bytes of a response into event blocks (the WHATWG event-stream
 format: lines ending `\\n`, `\\r\\n` or `\\r`, a blank line ends an event, `data:`
 lines joined by newlines, `:` comments). It works on whole network reads at a time,
-so the proxy rewrites and writes all the events of one read together: the per-event
-cost is a split and one JSON decode.
+so the proxy rewrites and writes all the events of one read together.
 
-`StreamTranslator` is the chat stream's rewrite: each `data:` chunk goes through the
-SPEC 8 `StreamRewriter`; an event the rewrite leaves unchanged is sent as the very
-bytes that came, and everything it cannot read (a comment, another event type, data
-that is not a chunk) passes through as it came. `[DONE]` (or the end of the upstream)
-first sends what the rewriter still holds.
+`StreamTranslator` is the chat stream's rewrite: `data:` chunks go through the SPEC 8
+`StreamRewriter`, the content-only chunks of one read joined into one (`runs.py`:
+most events then cost a byte comparison, not a JSON decode); what the rewrite leaves
+unchanged is sent as the very bytes that came, and everything it cannot read (a
+comment, another event type, data that is not a chunk) passes through as it came.
+`[DONE]` (or the end of the upstream) first sends what the rewriter still holds.
 
 Bound: an event larger than `max_event` bytes ends the stream (the upstream is not
 speaking SSE); what waits between reads is at most that much.
@@ -25,7 +25,7 @@ from typing import Any, Final
 
 import orjson
 
-from toolparse._errors import ChunkFormatError
+from toolparse._serve.runs import Run, content_only
 from toolparse.openai import StreamRewriter
 
 __all__ = ["DONE", "Event", "EventTooLarge", "SSEDecoder", "StreamTranslator", "dumps", "loads"]
@@ -51,40 +51,18 @@ class Event:
     plain: bool
     """A message event (no `event:` field, or `event: message`)."""
 
-
-class SSEDecoder:
-    """Bytes in, complete events out."""
-
-    __slots__ = ("_pending", "_max_event")
-
-    def __init__(self, max_event: int = MAX_EVENT) -> None:
-        self._pending = b""
-        """The start of an event that has not ended yet."""
-        self._max_event = max_event
-
-    def feed(self, data: bytes) -> list[Event]:
-        text = self._pending + data
-        if b"\r" in text:
-            # A \r at the very end may be the first half of \r\n: it waits.
-            keep = b"\r" if text.endswith(b"\r") else b""
-            text = text[:len(text) - len(keep)].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            text += keep
-        blocks = text.split(b"\n\n")
-        self._pending = blocks.pop()
-        if len(self._pending) > self._max_event:
-            raise EventTooLarge(f"an SSE event longer than {self._max_event} bytes")
-        return [_event(block) for block in blocks if block]
-
-    def close(self) -> list[Event]:
-        """The last event, if the stream ended without its blank line."""
-        rest, self._pending = self._pending.rstrip(b"\r\n"), b""
-        return [_event(rest)] if rest else []
+    @classmethod
+    def of(cls, block: bytes) -> Event:
+        """The event of one block (its lines, without the blank line that ended it)."""
+        data, plain = fields(block)
+        return cls(data, block + b"\n\n", plain)
 
 
-def _event(block: bytes) -> Event:
-    raw = block + b"\n\n"
+def fields(block: bytes) -> tuple[bytes | None, bool]:
+    """An event block's data (None when it had no data line) and whether it is a
+    message event."""
     if block.startswith(b"data: ") and b"\n" not in block:   # the common shape: one line
-        return Event(block[6:], raw, True)
+        return block[6:], True
     data: list[bytes] = []
     kind = b"message"
     for line in block.split(b"\n"):
@@ -96,7 +74,38 @@ def _event(block: bytes) -> Event:
             data.append(value)
         elif name == b"event":
             kind = value
-    return Event(b"\n".join(data) if data else None, raw, kind == b"message")
+    return (b"\n".join(data) if data else None), kind == b"message"
+
+
+class SSEDecoder:
+    """Bytes in, complete event blocks out (`Event.of` reads one)."""
+
+    __slots__ = ("_pending", "_max_event")
+
+    def __init__(self, max_event: int = MAX_EVENT) -> None:
+        self._pending = b""
+        """The start of an event that has not ended yet."""
+        self._max_event = max_event
+
+    def feed(self, data: bytes) -> list[bytes]:
+        """The blocks of the events that `data` completes: each event's lines, with
+        `\\n` line ends, without the blank line that ended it."""
+        text = self._pending + data
+        if b"\r" in text:
+            # A \r at the very end may be the first half of \r\n: it waits.
+            keep = b"\r" if text.endswith(b"\r") else b""
+            text = text[:len(text) - len(keep)].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            text += keep
+        blocks = text.split(b"\n\n")
+        self._pending = blocks.pop()
+        if len(self._pending) > self._max_event:
+            raise EventTooLarge(f"an SSE event longer than {self._max_event} bytes")
+        return [block for block in blocks if block] if b"" in blocks else blocks
+
+    def close(self) -> list[bytes]:
+        """The last event, if the stream ended without its blank line."""
+        rest, self._pending = self._pending.rstrip(b"\r\n"), b""
+        return [rest] if rest else []
 
 
 def loads(data: bytes) -> Any:
@@ -116,47 +125,103 @@ def dumps(value: Any) -> bytes:
 
 
 class StreamTranslator:
-    """One chat stream's SSE bytes in, rewritten SSE bytes out."""
+    """One chat stream's SSE bytes in, rewritten SSE bytes out.
 
-    __slots__ = ("_decoder", "_rewriter", "_done", "chunks")
+    The content-only chunks of one read go to the rewriter as one chunk (a run,
+    `runs.py`): when it comes out unchanged, their events go on as the very bytes that
+    came; if not, the rewritten chunks replace them all.
+    """
+
+    __slots__ = ("_decoder", "_rewriter", "_done", "_run", "chunks")
 
     def __init__(self, rewriter: StreamRewriter[Any]) -> None:
         self._decoder = SSEDecoder()
         self._rewriter = rewriter
+        self._run = Run()
         self._done = False
         """[DONE] has gone out: the rewrite is over."""
         self.chunks = 0
         """Chunks read from the upstream (for the access log)."""
 
     def feed(self, data: bytes) -> bytes:
-        return b"".join([self._translate(event) for event in self._decoder.feed(data)])
+        return self._translate_all(self._decoder.feed(data))
 
     def finish(self) -> bytes:
         """The end of the upstream: the last event, what the rewriter holds, [DONE]."""
-        out = b"".join([self._translate(event) for event in self._decoder.close()])
+        out = self._translate_all(self._decoder.close())
         if self._done:
             return out
         return out + self._close()
 
-    def _translate(self, event: Event) -> bytes:
-        if self._done or event.data is None or not event.plain:
-            return event.raw
-        if event.data == b"[DONE]":
-            return self._close()
+    def _translate_all(self, blocks: list[bytes]) -> bytes:
+        out: list[bytes] = []
+        run = self._run
+        for block in blocks:
+            if self._done:
+                out.append(block + b"\n\n")
+            elif run.match(block):
+                continue
+            else:
+                self._translate(block, out)
+        if run.blocks:
+            out.append(self._flush())
+        return b"".join(out)
+
+    def _translate(self, block: bytes, out: list[bytes]) -> None:
+        """An event that does not continue the run by its bytes alone."""
+        run = self._run
+        data, plain = fields(block)
+        if data is not None and plain and data != b"[DONE]":
+            chunk = _chunk(data)
+            content = content_only(chunk)
+            if content is not None and run.take(chunk, content, block):
+                return
+            if run.blocks:
+                out.append(self._flush())
+            if content is not None:
+                run.start(chunk, content, block)
+            elif chunk is _NOT_JSON:
+                log.warning("upstream event passed on unchanged: not JSON")
+                out.append(block + b"\n\n")
+            else:
+                out.append(self._rewrite(chunk, block + b"\n\n"))
+            return
+        if run.blocks:
+            out.append(self._flush())
+        out.append(self._close() if plain and data == b"[DONE]" else block + b"\n\n")
+
+    def _flush(self) -> bytes:
+        chunk, raw, count = self._run.take_all()
+        self.chunks += count - 1
+        return self._rewrite(chunk, raw)
+
+    def _rewrite(self, chunk: Any, raw: bytes) -> bytes:
+        """The rewritten chunks for `chunk`, or `raw` (the bytes it came as) when the
+        rewrite leaves it unchanged."""
         try:
-            chunk = loads(event.data)
             outputs = self._rewriter.feed(chunk)
-        except (ValueError, ChunkFormatError) as error:
-            # Not a chunk we can read (ChunkFormatError is a ValueError too): passed on as
-            # it came; the client sees exactly what the upstream sent.
+        except ValueError as error:   # ChunkFormatError, chiefly
+            # Not a chunk we can read: passed on as it came; the client sees exactly
+            # what the upstream sent.
             log.warning("upstream event passed on unchanged: %s", type(error).__name__)
-            return event.raw
+            return raw
         self.chunks += 1
         if len(outputs) == 1 and outputs[0] is chunk:
-            return event.raw
+            return raw
         return b"".join([b"data: " + dumps(out) + b"\n\n" for out in outputs])
 
     def _close(self) -> bytes:
         self._done = True
         closing = self._rewriter.close()
         return b"".join([b"data: " + dumps(out) + b"\n\n" for out in closing]) + DONE
+
+
+_NOT_JSON: Final = object()
+
+
+def _chunk(data: bytes) -> Any:
+    """The JSON value of an event's data, or `_NOT_JSON`."""
+    try:
+        return loads(data)
+    except ValueError:
+        return _NOT_JSON
