@@ -2,13 +2,15 @@
 writes as text into `tool_calls`, in front of any chat-completions endpoint.
 
 The only part of toolparse with sockets. Needs the `serve` extra
-(`pip install 'toolparse[serve]'`: Starlette, httpx2, uvicorn, orjson).
+(`pip install 'toolparse[serve]'`: Starlette, httpx2 over aiohttp, uvicorn, orjson).
 
     config.py   ServeConfig: the upstream, the rewrite options, the limits
     app.py      the ASGI app: routes, the upstream pool, errors, the access log
     chat.py     POST /v1/chat/completions: forwarded and rewritten (SPEC 8)
     proxy.py    headers, bounded bodies, the proxy's own errors
     sse.py      SSE events in and out; the chat stream's translator (sans-I/O)
+    runs.py     the content-only chunks of one read, rewritten as one (sans-I/O)
+    transport.py  the upstream leg: httpx2's client over aiohttp's pool and parser
     server.py   running the app under uvicorn
 """
 

@@ -37,6 +37,7 @@ from toolparse._serve.proxy import (
     upstream_failure,
     upstream_request,
 )
+from toolparse._serve.transport import AiohttpTransport
 
 __all__ = ["create_app"]
 
@@ -53,7 +54,8 @@ def create_app(config: ServeConfig) -> ASGIApp:
                                max_keepalive_connections=min(config.max_connections, 100))
         async with httpx2.AsyncClient(base_url=config.upstream.rstrip("/") + "/",
                                       timeout=httpx2.Timeout(config.timeout),
-                                      limits=limits, follow_redirects=False) as client:
+                                      transport=AiohttpTransport(limits),
+                                      follow_redirects=False) as client:
             holder["client"] = client
             yield
 
