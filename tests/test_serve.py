@@ -166,6 +166,24 @@ def test_a_path_never_sends_the_request_to_another_host(
     assert response.status_code == 200 and upstream[1].requests[-1]["query"] == "x=1"
 
 
+@pytest.mark.parametrize("trick", ["../admin", "%2e%2E/admin", "..%2Fadmin", "a/./b",
+                                   "a/..", "..\\admin", "x/%2e/y?q=1"])
+def test_a_path_never_leaves_the_upstream_base_path(
+        proxy: Running, upstream: tuple[Running, UpstreamLog], trick: str) -> None:
+    # `/v1/../admin` would be `<upstream>/../admin`, which httpx2 resolves to the
+    # upstream's `/admin` (and an upstream may resolve the encoded spellings): refused.
+    seen = len(upstream[1].requests)
+    with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as sock:
+        sock.sendall(f"GET /v1/{trick} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
+                     .encode())
+        answer = b"".join(iter(lambda: sock.recv(65536), b""))
+    assert answer.startswith(b"HTTP/1.1 400")
+    assert b"'.' or '..' segment" in answer
+    assert len(upstream[1].requests) == seen
+    # Dots inside a segment are a name like any other: forwarded (the upstream's 404).
+    assert httpx2.get(proxy.url + "/v1/models/a..b/.well").status_code == 404
+
+
 def test_the_upstream_is_asked_for_identity_and_a_compressed_answer_is_still_read(
         client: openai.OpenAI, upstream: tuple[Running, UpstreamLog]) -> None:
     answer = "Reading. " + READ

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Iterable, Mapping
-from urllib.parse import quote
+from urllib.parse import quote, unquote_to_bytes
 
 import httpx2
 from starlette.requests import Request
@@ -72,10 +72,22 @@ def upstream_request(client: httpx2.AsyncClient, request: Request, path: bytes,
 
 
 def path_under_v1(request: Request) -> bytes:
-    """What follows `/v1/` in the request's path, as it came (percent-encoded)."""
+    """What follows `/v1/` in the request's path, as it came (percent-encoded).
+
+    ProxyError 400 for a path with a `.` or `..` segment, however spelled (`%2e`,
+    `..%2f`, a backslash): httpx2 would resolve the literal ones (`/v1/../admin` would
+    reach the upstream's `/admin`, outside the base path the proxy was given), and an
+    upstream may resolve the encoded ones."""
     raw = request.scope.get("raw_path") or quote(request.scope["path"]).encode()
-    return raw[len(b"/v1/"):] if raw.startswith(b"/v1/") else \
+    path = raw[len(b"/v1/"):] if raw.startswith(b"/v1/") else \
         quote(request.path_params["path"]).encode()
+    query = path.find(b"?")
+    segments = unquote_to_bytes(path if query < 0 else path[:query]).replace(b"\\", b"/")
+    if any(segment in (b".", b"..") for segment in segments.split(b"/")):
+        raise ProxyError(400, "the path has a '.' or '..' segment: the proxy forwards "
+                         "only paths under the upstream's base path",
+                         "invalid_request_error", "invalid_path")
+    return path
 
 
 @functools.lru_cache(maxsize=256)
