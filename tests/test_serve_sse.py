@@ -186,3 +186,19 @@ def test_a_chunk_that_only_looks_like_the_run_is_read_as_json() -> None:
     sent = [json.loads(e[6:]) for e in events_of(out) if e != b"data: [DONE]"]
     assert client_view(sent)[0].content == "ab"
     assert any(c["choices"] and c["choices"][0]["delta"].get("role") for c in sent)
+
+
+def test_nothing_waits_for_a_later_read() -> None:
+    # Runs never span reads: each read's events go out with that read, arguments too.
+    text = ('Go. <tool_calls>\n<invoke name="write_file">\n<parameter name="content" '
+            'string="true">' + "x" * 60 + "</parameter>\n</invoke>\n</tool_calls>")
+    translator = StreamTranslator(stream_rewriter(id_factory=counter_ids(),
+                                                  stream_arguments=True))
+    sent: list[list[dict[str, Any]]] = []
+    for k in range(0, len(text), 3):
+        out = translator.feed(encoded(chunk(0, content=text[k:k + 3]), spaced=False))
+        sent.append([json.loads(e[6:]) for e in events_of(out)])
+    assert sent[0] and client_view(sent[0])[0].content == "Go."
+    pieces = [entry for chunks in sent for c in chunks for entry in
+              c["choices"][0]["delta"].get("tool_calls") or [] if "id" not in entry]
+    assert len(pieces) > 15                       # the content's characters, read by read

@@ -9,6 +9,8 @@ it replays:
   slow        waits 3 s before answering (for the proxy's timeout)
   drop        streams the first half of the answer, then drops the connection
   endless     streams a chunk every 20 ms for up to 20 s (for client disconnects)
+  paced       the answer as replay does, a chunk every 5 ms (the proxy reads them
+              apart; unpaced, they may come in one read and be rewritten as one)
   json        answers JSON even when asked to stream
 """
 
@@ -103,6 +105,8 @@ def fake_upstream(log: UpstreamLog) -> ASGIApp:
             chunks = _dropping(text)
         elif model == "endless":
             chunks = _endless(log)
+        elif model == "paced":
+            chunks = _replayed(text, pause=0.005)
         else:
             chunks = _replayed(text)
         return StreamingResponse(chunks, media_type="text/event-stream",
@@ -118,9 +122,11 @@ def fake_upstream(log: UpstreamLog) -> ASGIApp:
                              Route("/v1/models", models, methods=["GET"])])
 
 
-async def _replayed(text: str) -> AsyncIterator[bytes]:
+async def _replayed(text: str, pause: float = 0.0) -> AsyncIterator[bytes]:
     for data in answer_chunks(text):
         yield data
+        if pause:
+            await anyio.sleep(pause)
 
 
 async def _dropping(text: str) -> AsyncIterator[bytes]:
