@@ -326,3 +326,23 @@ def test_the_worked_example_of_a_new_dialect_works_as_the_page_says(tmp_path: Pa
         with pytest.raises(toolparse.GrammarError) as info:
             toolparse.Dialect.from_file(path)
         assert str(info.value).endswith(shown), (str(info.value), shown)
+
+
+def test_only_candidates_an_earlier_atom_could_beat_get_a_second_look() -> None:
+    # The streaming lexer takes a match near the end of a chunk at once unless an
+    # earlier atom could still beat it there: one that can start with the same
+    # character. A value's text (`[^<]+`) and whitespace cannot start like a tag.
+    from toolparse._dialect.lexer import StateLexer, TerminalSpec
+    specs = [TerminalSpec.compile(name, pattern, (), 0, 0) for name, pattern in (
+        ("CLOSE", "</parameter>"), ("TEXT", "[^<]+"), ("LT", "<"), ("WS", r"\s+"),
+        ("ANY", r"[\s\S]"))]
+    lexer = StateLexer.build(specs)
+    assert lexer.careful == {"LT", "ANY"}
+    assert [spec.name for spec in lexer.earlier_atoms["ANY"]] == ["CLOSE", "LT"]
+    # And the outcome is the same however the text is cut.
+    text = 'see <tool_calls>\n<invoke name="f">\n<parameter name="a">x < y\n</parameter>' \
+           '\n</invoke>\n</tool_calls>'
+    for size in (1, 2, 3, 5, 7):
+        events = stream([text[k:k + size] for k in range(0, len(text), size)])
+        assert [c.arguments for b in events if isinstance(b, toolparse.ToolCallBlock)
+                for c in b.calls] == [{"a": "x < y"}]

@@ -36,7 +36,7 @@ import regex
 from toolparse._syntax.dfa import DFA, dfa_for
 from toolparse._syntax.regexp import first_chars, partial_pattern
 
-__all__ = ["MAX_ATOM", "NEED_MORE", "StateLexer", "TerminalSpec", "next_token"]
+__all__ = ["MAX_ATOM", "NEED_MORE", "StateLexer", "TerminalSpec", "next_token", "settle"]
 
 MAX_ATOM: Final = 1024
 """The longest an atom (a tag, a marker) may be. A longer one does not match."""
@@ -177,7 +177,22 @@ class StateLexer:
 
 
 def _may_share_start(a: TerminalSpec, b: TerminalSpec) -> bool:
-    return a.starts is None or b.starts is None or bool(a.starts & b.starts)
+    """Whether a match of `a` and one of `b` could start with the same character. When
+    only one side's first characters are known (`<`), each is tried against the other
+    pattern (a run of `[^<]` or of whitespace cannot start with `<`)."""
+    if a.starts is not None and b.starts is not None:
+        return bool(a.starts & b.starts)
+    if a.starts is None and b.starts is None:
+        return True
+    known, other = (a, b) if a.starts is not None else (b, a)
+    assert known.starts is not None
+    return any(_can_start(other, char) for char in known.starts)
+
+
+def _can_start(spec: TerminalSpec, char: str) -> bool:
+    """Whether some match of `spec` starts with `char` (a partial match says so; a
+    pattern that can match the empty string says yes, which only costs a check)."""
+    return spec.partial.match(char, partial=True) is not None
 
 
 def next_token(lexer: StateLexer, text: str, pos: int, end: int, final: bool
@@ -189,7 +204,12 @@ def next_token(lexer: StateLexer, text: str, pos: int, end: int, final: bool
     nothing can match here. `final` says no more text will come before `end` (the end
     of the stream, or a capture limit).
     """
-    m = lexer.master.match(text, pos, end)
+    return settle(lexer, lexer.master.match(text, pos, end), text, pos, end, final)
+
+
+def settle(lexer: StateLexer, m: re.Match[str] | None, text: str, pos: int, end: int,
+           final: bool) -> tuple[TerminalSpec | None, int]:
+    """`next_token` for `m`, the state's alternation matched at `text[pos:end]`."""
     if m is None or m.end() == pos:
         if not final:
             arriving = _arriving(lexer.candidates, text, pos, end)

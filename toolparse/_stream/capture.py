@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from toolparse._dialect.build import BlockRejected, RawCall
 from toolparse._dialect.grammar import Grammar
-from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, TerminalSpec, next_token
+from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, TerminalSpec, next_token, settle
 from toolparse._dialect.table import Driver, Rejected, Tag
 from toolparse._stream.arriving import Arriving
 from toolparse._stream.progress import CallProgress
@@ -166,14 +166,16 @@ class Capture:
                                          base + pos)
             state = stack[-1]
             lexer = lexers.get(state) or grammar.lexer(state)
-            # One match in the state's alternation; the lexer's careful cases (near the
-            # end of the text, an atom too long) go the slow way (`next_token`).
-            m = lexer.master.match(text, pos, stop) if hard or stop - pos > MAX_ATOM else None
+            # One match in the state's alternation; the lexer's careful cases go the slow
+            # way (`next_token`): no match, an atom too long, or, near the end of the
+            # text, a candidate an earlier atom could still beat or with a lookahead.
+            m = lexer.master.match(text, pos, stop)
             if m is not None and (spec := lexer.by_group[m.lastindex or 0]) is not None and (
-                    (token_end := m.end()) > pos) and (spec.is_run or token_end - pos <= MAX_ATOM):
+                    (token_end := m.end()) > pos) and (spec.is_run or token_end - pos <= MAX_ATOM
+                    ) and (hard or stop - pos > MAX_ATOM or spec.name not in lexer.careful):
                 pass
             else:
-                spec, token_end = next_token(lexer, text, pos, stop, hard)
+                spec, token_end = settle(lexer, m, text, pos, stop, hard)
                 if token_end == NEED_MORE and spec is not None:
                     arriving.atom(spec.dfa, spec.partial.match, text, pos)
                     return pos, WAITING
