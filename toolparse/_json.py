@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 __all__ = ["MAX_JSON_DEPTH", "NOT_JSON", "DuplicateKey", "TooDeep", "dumps_strict",
            "json_depth_exceeds", "loads_strict", "strict_json"]
@@ -97,8 +97,7 @@ def loads_strict(text: str, *, control_characters: bool = False) -> Any:
     if json_depth_exceeds(text):
         raise TooDeep
     try:
-        return json.loads(text, strict=not control_characters, object_pairs_hook=_no_duplicates,
-                          parse_constant=_no_constant, parse_float=_finite_float)
+        return _DECODERS[control_characters].decode(text)
     except (_NonJsonConstant, ValueError, RecursionError):
         # ValueError also covers an integer of more digits than Python converts.
         return NOT_JSON
@@ -121,3 +120,10 @@ def dumps_strict(value: Any) -> str | None:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         return None
+
+
+_DECODERS: Final = {
+    lenient: json.JSONDecoder(strict=not lenient, object_pairs_hook=_no_duplicates,
+                              parse_constant=_no_constant, parse_float=_finite_float)
+    for lenient in (False, True)}
+"""`loads_strict`'s decoders, made once (`json.loads` with options builds one per call)."""
