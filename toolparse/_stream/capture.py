@@ -203,11 +203,17 @@ class Capture:
                     return self._complete(token_end, value, base)
             pos = token_end
             if spec.is_run and pos == end and not hard:
-                self.run = spec
-                if spec.stops and name in loops[stack[-1]]:
-                    self.run_list = driver.values[-1]
-                    self.run_stops = spec.stops
-                return pos, WAITING
+                return self._wait_in_run(spec, pos)
+
+    def _wait_in_run(self, spec: TerminalSpec, pos: int) -> tuple[int, str]:
+        """The text ended in a run (`spec`): remember it, so that a next chunk that is
+        all more of it only extends it (`extend`)."""
+        driver = self.driver
+        self.run = spec
+        if spec.stops and spec.name in driver.loops[driver.stack[-1]]:
+            self.run_list = driver.values[-1]
+            self.run_stops = spec.stops
+        return pos, WAITING
 
     def _complete(self, token_end: int, value: str, base: int) -> tuple[int, str]:
         try:
