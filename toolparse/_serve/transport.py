@@ -14,6 +14,9 @@ What the transport keeps of httpx2's contract:
 - the body comes back raw (`auto_decompress=False`): httpx2 decodes it, as it does
   over its own transport;
 - the request's `timeout` extension applies: pool wait, connect, and each read;
+- the environment's proxy settings (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`) apply,
+  as they do to httpx2's own transport; TLS uses aiohttp's default context (the
+  system's certificates);
 - failures are httpx2's exceptions: `ConnectTimeout`, `ReadTimeout`, `PoolTimeout`,
   `ConnectError`, `ReadError`, `RemoteProtocolError`;
 - closing a response before its end closes its connection (never back to the pool
@@ -54,7 +57,7 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             self._session = aiohttp.ClientSession(
                 connector=connector, auto_decompress=False, cookie_jar=aiohttp.DummyCookieJar(),
                 skip_auto_headers=_SKIP_AUTO_HEADERS, timeout=aiohttp.ClientTimeout(total=None),
-                trust_env=False)
+                trust_env=True)   # HTTP(S)_PROXY and NO_PROXY, as httpx2 honours them
         return self._session
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
