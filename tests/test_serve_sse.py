@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolparse._serve.sse import Event, EventTooLarge, SSEDecoder, StreamTranslator
+from toolparse._serve.sse import EventTooLarge, SSEDecoder, StreamTranslator, fields
 from toolparse.openai import rewrite_stream, stream_rewriter
 from test_openai_support import call_text, chunk, client_view, counter_ids
 
@@ -25,8 +25,7 @@ STREAM = (b": keep-alive\n\n"
 def decode(parts: list[bytes]) -> list[tuple[bytes | None, bool]]:
     decoder = SSEDecoder()
     blocks = [block for part in parts for block in decoder.feed(part)] + decoder.close()
-    events = [Event.of(block) for block in blocks]
-    return [(event.data, event.plain) for event in events]
+    return [fields(block) for block in blocks]
 
 
 @given(st.lists(st.integers(0, len(STREAM)), max_size=12))

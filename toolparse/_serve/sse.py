@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
@@ -28,7 +27,7 @@ import orjson
 from toolparse._serve.runs import Run, content_only
 from toolparse.openai import StreamRewriter
 
-__all__ = ["DONE", "Event", "EventTooLarge", "SSEDecoder", "StreamTranslator", "dumps", "loads"]
+__all__ = ["DONE", "EventTooLarge", "SSEDecoder", "StreamTranslator", "dumps", "fields", "loads"]
 
 log = logging.getLogger("toolparse.serve")
 
@@ -39,23 +38,6 @@ MAX_EVENT: Final = 16 << 20
 
 class EventTooLarge(Exception):
     """An SSE event grew past `max_event` bytes without ending."""
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One SSE event: its `data` (None when it had no data line) and its raw bytes."""
-
-    data: bytes | None
-    raw: bytes
-    """The event as it came, with its closing blank line: sent on when not rewritten."""
-    plain: bool
-    """A message event (no `event:` field, or `event: message`)."""
-
-    @classmethod
-    def of(cls, block: bytes) -> Event:
-        """The event of one block (its lines, without the blank line that ended it)."""
-        data, plain = fields(block)
-        return cls(data, block + b"\n\n", plain)
 
 
 def fields(block: bytes) -> tuple[bytes | None, bool]:
@@ -78,7 +60,7 @@ def fields(block: bytes) -> tuple[bytes | None, bool]:
 
 
 class SSEDecoder:
-    """Bytes in, complete event blocks out (`Event.of` reads one)."""
+    """Bytes in, complete event blocks out (`fields` reads one)."""
 
     __slots__ = ("_pending", "_max_event")
 
