@@ -195,3 +195,47 @@ def test_an_unreachable_upstream_is_a_connect_error() -> None:
             with pytest.raises(httpx2.ConnectError):
                 await client.get(f"http://127.0.0.1:{port}/v1/ok")
     asyncio.run(main())
+
+
+_PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
+                    "http_proxy", "https_proxy", "all_proxy", "no_proxy")
+
+
+@pytest.fixture
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in _PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_the_environments_proxy_is_used_unless_no_proxy_names_the_host(
+        clean_environment: pytest.MonkeyPatch) -> None:
+    async def main() -> None:
+        async with Server() as proxy, Server() as upstream:
+            clean_environment.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.port}")
+            async with httpx2.AsyncClient(transport=AiohttpTransport(httpx2.Limits())) as client:
+                assert (await client.get("http://upstream.invalid/v1/ok")).text == "hello"
+                # The proxy saw the request in absolute form, for the named host.
+                assert proxy.heads[0].startswith(b"GET http://upstream.invalid/v1/ok HTTP/1.1")
+            clean_environment.setenv("NO_PROXY", "127.0.0.1")
+            async with httpx2.AsyncClient(transport=AiohttpTransport(httpx2.Limits())) as client:
+                assert (await client.get(f"http://127.0.0.1:{upstream.port}/v1/ok")).text == "hello"
+            assert len(proxy.heads) == 1 and upstream.heads[0].startswith(b"GET /v1/ok ")
+    asyncio.run(main())
+
+
+def test_netrc_credentials_are_never_added(clean_environment: pytest.MonkeyPatch,
+                                           tmp_path: Any) -> None:
+    """httpx2 adds no ~/.netrc credentials on its own, and neither does its transport:
+    a client of the proxy must not be sent upstream with the server's own login."""
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login operator password secret\n")
+    netrc.chmod(0o600)
+    clean_environment.setenv("NETRC", str(netrc))
+
+    async def test(server: Server, client: httpx2.AsyncClient) -> None:
+        assert (await client.get("ok")).text == "hello"
+        assert (await client.get("ok", headers={"authorization": "Bearer client"})).text == "hello"
+        assert b"authorization" not in server.heads[0].lower()
+        assert b"authorization: bearer client" in server.heads[1].lower()
+    run(test)

@@ -14,9 +14,11 @@ What the transport keeps of httpx2's contract:
 - the body comes back raw (`auto_decompress=False`): httpx2 decodes it, as it does
   over its own transport;
 - the request's `timeout` extension applies: pool wait, connect, and each read;
-- the environment's proxy settings (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`) apply,
-  as they do to httpx2's own transport; TLS uses aiohttp's default context (the
-  system's certificates);
+- the environment's proxy settings (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`,
+  `NO_PROXY`) apply, as they do to httpx2's own transport, read once per upstream
+  origin (aiohttp's `trust_env` would read them, and `~/.netrc`, in a thread on every
+  request); credentials from `~/.netrc` are never added, as httpx2 adds none;
+  TLS uses aiohttp's default context (the system's certificates);
 - failures are httpx2's exceptions: `ConnectTimeout`, `ReadTimeout`, `PoolTimeout`,
   `ConnectError`, `ReadError`, `RemoteProtocolError`;
 - closing a response before its end closes its connection (never back to the pool
@@ -26,6 +28,7 @@ What the transport keeps of httpx2's contract:
 from __future__ import annotations
 
 import asyncio
+import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from types import TracebackType
@@ -46,6 +49,8 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
     def __init__(self, limits: httpx2.Limits) -> None:
         self._limits = limits
         self._session: aiohttp.ClientSession | None = None
+        self._proxies: dict[tuple[str, str, int | None], yarl.URL | None] = {}
+        """Origin (scheme, host, port) -> the proxy the environment names for it."""
 
     def _client(self) -> aiohttp.ClientSession:
         # Made on first use: an aiohttp session belongs to the running event loop.
@@ -57,8 +62,14 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             self._session = aiohttp.ClientSession(
                 connector=connector, auto_decompress=False, cookie_jar=aiohttp.DummyCookieJar(),
                 skip_auto_headers=_SKIP_AUTO_HEADERS, timeout=aiohttp.ClientTimeout(total=None),
-                trust_env=True)   # HTTP(S)_PROXY and NO_PROXY, as httpx2 honours them
+                trust_env=False)   # the proxy settings: _proxy; ~/.netrc: never
         return self._session
+
+    def _proxy(self, url: yarl.URL) -> yarl.URL | None:
+        origin = (url.scheme, url.host or "", url.port)
+        if origin not in self._proxies:
+            self._proxies[origin] = environment_proxy(url)
+        return self._proxies[origin]
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         timeout = request.extensions.get("timeout", {})
@@ -67,11 +78,12 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             sock_read=timeout.get("read"))
         headers = [(name, value) for name, value in request.headers.multi_items()
                    if name.lower() != "content-length"]
+        url = yarl.URL(str(request.url), encoded=True)
         with _mapped(request, connecting=True):
             response = await self._client().request(
-                request.method, yarl.URL(str(request.url), encoded=True), data=request.content,
-                headers=headers, allow_redirects=False, timeout=client_timeout, compress=None,
-                chunked=None, read_until_eof=True, proxy=None)
+                request.method, url, data=request.content, headers=headers,
+                allow_redirects=False, timeout=client_timeout, compress=None, chunked=None,
+                read_until_eof=True, proxy=self._proxy(url))
         return httpx2.Response(
             status_code=response.status, headers=list(response.raw_headers),
             stream=_Body(response, request), extensions={"http_version": b"HTTP/1.1"})
@@ -105,6 +117,16 @@ class _Body(httpx2.AsyncByteStream):
             response.release()   # read to its end: the connection goes back to the pool
         else:
             response.close()     # half read: the connection is closed, never reused
+
+
+def environment_proxy(url: yarl.URL) -> yarl.URL | None:
+    """The proxy the environment names for `url` (`<scheme>_PROXY`, else `ALL_PROXY`),
+    or None: none named, or `NO_PROXY` covers its host."""
+    proxies = urllib.request.getproxies_environment()
+    proxy = proxies.get(url.scheme) or proxies.get("all")
+    if not proxy or urllib.request.proxy_bypass_environment(url.host or "", proxies):
+        return None
+    return yarl.URL(proxy if "://" in proxy else "http://" + proxy)
 
 
 @contextmanager
