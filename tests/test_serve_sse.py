@@ -201,3 +201,51 @@ def test_nothing_waits_for_a_later_read() -> None:
     pieces = [entry for chunks in sent for c in chunks for entry in
               c["choices"][0]["delta"].get("tool_calls") or [] if "id" not in entry]
     assert len(pieces) > 15                       # the content's characters, read by read
+
+
+@given(st.lists(st.text(max_size=12), min_size=1, max_size=8), st.booleans(),
+       st.sampled_from(["raw", "m(1)+[x]*", "café\\n"]))
+def test_a_reads_leading_run_is_found_at_once_as_event_by_event(
+        contents: list[str], ascii_escapes: bool, model: str) -> None:
+    # Events of the template at the start of a read are found by one pattern; they
+    # must be exactly the events the per-event comparison takes, with their contents,
+    # whatever the strings hold (escapes, quotes, backslashes, line breaks, non-ASCII)
+    # and whatever the envelope holds (a model name with pattern characters).
+    from toolparse._serve.runs import Template
+
+    def event(content: str) -> bytes:
+        data = chunk(0, content=content)
+        data["model"] = model
+        return b"data: " + json.dumps(data, separators=(",", ":"),
+                                      ensure_ascii=ascii_escapes).encode() + b"\n\n"
+
+    template = Template.of({**chunk(0, content="x"), "model": model})
+    assert template is not None
+    events = [event(content) for content in contents]
+    finish = encoded(chunk(0, "stop"), spaced=False)
+    text = b"".join(events) + finish + events[0][:9]
+    one_by_one: list[str] = []
+    for block in events:
+        content = template.content(block[:-2])
+        if content is None:
+            break
+        one_by_one.append(content)
+    end, found, count = template.leading(text)
+    assert (found, count) == ("".join(one_by_one), len(one_by_one))
+    assert end == sum(len(e) for e in events[:len(one_by_one)])
+    if not ascii_escapes:   # orjson's own encoding: every event fits
+        assert found == "".join(contents)
+
+
+def test_only_whole_one_line_events_of_one_string_each_are_taken_at_once() -> None:
+    from toolparse._serve.runs import Template
+    template = Template.of(chunk(0, content="x"))
+    assert template is not None
+    prefix, suffix = template.prefix, template.suffix
+    assert template.leading(prefix + b'"a"' + suffix + b"\n\n" + prefix + b'"b') == \
+        (len(prefix) + 3 + len(suffix) + 2, "a", 1)      # the second has not ended
+    for middle in (b'"a","b"', b'1', b'', b'"a"\n', b'\n"a"', b'"a\\"', b'"a" "b"'):
+        # two strings in one event, no string, a line break (the event's data ends
+        # there), a string that does not end: the per-event way decides
+        assert template.leading(prefix + middle + suffix + b"\n\n")[0] == 0, middle
+    assert template.leading(prefix + b' "a"\t' + suffix + b"\n\n")[1:] == ("a", 1)

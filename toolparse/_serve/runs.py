@@ -12,8 +12,12 @@ feed per read instead of one per event: it catches up.
 Recognising a chunk of the run costs a byte comparison, not a JSON decode: the first
 chunk's envelope is encoded once around a marker (`Template`), and an event that is
 that prefix, one JSON string literal and that suffix is, by the JSON grammar, the same
-chunk with that string as its content. An upstream whose bytes differ from orjson's
-encoding (other spacing, key order) is still correct, through a decode per event.
+chunk with that string as its content. The events at the start of a read that all
+fit the template are cut apart by one `bytes.split` on what lies between two contents
+and their strings decoded by one `orjson.loads`, so a read of many tokens costs about
+as much as a read of one. An
+upstream whose bytes differ from orjson's encoding (other spacing, key order) is still
+correct, through a decode per event.
 """
 
 from __future__ import annotations
@@ -53,13 +57,16 @@ class Template:
     """A content-only chunk's event block with the content cut out: `prefix` (from
     `data: `), then the content's JSON string literal, then `suffix`."""
 
-    __slots__ = ("base", "prefix", "suffix", "_ends")
+    __slots__ = ("base", "prefix", "suffix", "_ends", "_tail", "_sep")
 
     def __init__(self, base: dict[str, Any], prefix: bytes, suffix: bytes) -> None:
         self.base = base
         self.prefix = prefix
         self.suffix = suffix
         self._ends = len(prefix), len(suffix)
+        self._tail = suffix + b"\n\n"
+        self._sep = self._tail + prefix
+        """What lies between two events' contents."""
 
     @classmethod
     def of(cls, base: dict[str, Any]) -> Template | None:
@@ -93,15 +100,52 @@ class Template:
         return value if type(value) is str else None
 
 
+    def leading(self, text: bytes) -> tuple[int, str, int]:
+        """The events at the start of `text` (SSE bytes from an event's start) that are
+        this template's chunk: how many bytes they take with their blank lines, their
+        contents joined, and how many they are. (0, "", 0) when the first is not.
+
+        Between one event's prefix and the next one's, the bytes must be one JSON
+        string (a decode of them all as one array, of as many strings as there are
+        events, says so) with no line break, or the read goes the per-event way."""
+        prefix, sep = self.prefix, self._sep
+        if not text.startswith(prefix):
+            return 0, "", 0
+        pieces = text[len(prefix):].split(sep)
+        last = pieces[-1]
+        cut = last.find(self._tail)
+        if cut >= 0:            # the last piece's event ends too
+            pieces[-1] = last[:cut]
+            end = len(text) - len(last) + cut + len(self._tail)
+        else:                   # it does not end here (or is not this template's)
+            pieces.pop()
+            end = len(text) - len(last) - len(prefix)
+        if not pieces:
+            return 0, "", 0
+        literals = b",".join(pieces)
+        if b"\n" in literals or b"\r" in literals:
+            return 0, "", 0
+        try:
+            contents = orjson.loads(b"[" + literals + b"]")
+            joined = "".join(contents)
+        except (orjson.JSONDecodeError, TypeError):   # not strings, one to a piece
+            return 0, "", 0
+        if len(contents) != len(pieces):
+            return 0, "", 0
+        return end, joined, len(pieces)
+
+
 class Run:
     """The run being gathered, and the template of its envelope (kept between runs:
     a stream's envelope rarely changes)."""
 
-    __slots__ = ("blocks", "contents", "base", "template")
+    __slots__ = ("raw", "count", "contents", "base", "template")
 
     def __init__(self) -> None:
-        self.blocks: list[bytes] = []
-        """The run's event blocks, as they came."""
+        self.raw: list[bytes] = []
+        """The run's events as they came, each with the blank line that ended it."""
+        self.count = 0
+        """How many events the run holds."""
         self.contents: list[str] = []
         self.base: dict[str, Any] | None = None
         """The run's first chunk (its envelope and choice)."""
@@ -116,9 +160,24 @@ class Run:
         if content is None:
             return False
         self.base = template.base
-        self.blocks.append(block)
+        self.raw.append(block + b"\n\n")
         self.contents.append(content)
+        self.count += 1
         return True
+
+    def match_leading(self, text: bytes) -> int:
+        """Add the events at the start of `text` that are the template's (bytes from an
+        event's start); returns how many bytes they took."""
+        template = self.template
+        if template is None or (self.base is not None and self.base is not template.base):
+            return 0
+        end, content, count = template.leading(text)
+        if end:
+            self.base = template.base
+            self.raw.append(text[:end])
+            self.contents.append(content)
+            self.count += count
+        return end
 
     def take(self, chunk: Any, content: str, block: bytes) -> bool:
         """Add decoded content-only `chunk` if it continues the run: the same choice
@@ -130,23 +189,25 @@ class Run:
         for key, value in base.items():
             if key != "choices" and chunk.get(key, _MISSING) != value:
                 return False
-        self.blocks.append(block)
+        self.raw.append(block + b"\n\n")
         self.contents.append(content)
+        self.count += 1
         return True
 
     def start(self, chunk: dict[str, Any], content: str, block: bytes) -> None:
         """Begin a run with content-only `chunk` (the run is empty)."""
         self.base = chunk
         self.template = Template.of(chunk)   # the fast path did not know this envelope
-        self.blocks.append(block)
+        self.raw.append(block + b"\n\n")
         self.contents.append(content)
+        self.count = 1
 
     def take_all(self) -> tuple[dict[str, Any], bytes, int]:
         """The run as one chunk (the first one's envelope and choice, the contents
         joined), its events' bytes as they came and their number; the run is then
         empty."""
         assert self.base is not None
-        base, blocks, contents = self.base, self.blocks, self.contents
-        self.blocks, self.contents, self.base = [], [], None
+        base, raw, contents, count = self.base, self.raw, self.contents, self.count
+        self.raw, self.contents, self.base, self.count = [], [], None, 0
         choice = {**base["choices"][0], "delta": {"content": "".join(contents)}}
-        return {**base, "choices": [choice]}, b"\n\n".join(blocks) + b"\n\n", len(blocks)
+        return {**base, "choices": [choice]}, b"".join(raw), count

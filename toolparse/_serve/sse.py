@@ -62,31 +62,32 @@ def fields(block: bytes) -> tuple[bytes | None, bool]:
 class SSEDecoder:
     """Bytes in, complete event blocks out (`fields` reads one)."""
 
-    __slots__ = ("_pending", "_max_event")
+    __slots__ = ("pending", "_max_event")
 
     def __init__(self, max_event: int = MAX_EVENT) -> None:
-        self._pending = b""
-        """The start of an event that has not ended yet."""
+        self.pending = b""
+        """The start of an event that has not ended yet (from an event's start, its
+        line ends as they came or already made `\\n`)."""
         self._max_event = max_event
 
     def feed(self, data: bytes) -> list[bytes]:
         """The blocks of the events that `data` completes: each event's lines, with
         `\\n` line ends, without the blank line that ended it."""
-        text = self._pending + data
+        text = self.pending + data
         if b"\r" in text:
             # A \r at the very end may be the first half of \r\n: it waits.
             keep = b"\r" if text.endswith(b"\r") else b""
             text = text[:len(text) - len(keep)].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
             text += keep
         blocks = text.split(b"\n\n")
-        self._pending = blocks.pop()
-        if len(self._pending) > self._max_event:
+        self.pending = blocks.pop()
+        if len(self.pending) > self._max_event:
             raise EventTooLarge(f"an SSE event longer than {self._max_event} bytes")
         return [block for block in blocks if block] if b"" in blocks else blocks
 
     def close(self) -> list[bytes]:
         """The last event, if the stream ended without its blank line."""
-        rest, self._pending = self._pending.rstrip(b"\r\n"), b""
+        rest, self.pending = self.pending.rstrip(b"\r\n"), b""
         return [rest] if rest else []
 
 
@@ -126,6 +127,13 @@ class StreamTranslator:
         """Chunks read from the upstream (for the access log)."""
 
     def feed(self, data: bytes) -> bytes:
+        if not self._done and self._run.template is not None:
+            # The events at the start that fit the run's template, all at once.
+            text = self._decoder.pending + data
+            taken = self._run.match_leading(text)
+            if taken:
+                self._decoder.pending = b""
+                data = text[taken:]
         return self._translate_all(self._decoder.feed(data))
 
     def finish(self) -> bytes:
@@ -145,7 +153,7 @@ class StreamTranslator:
                 continue
             else:
                 self._translate(block, out)
-        if run.blocks:
+        if run.count:
             out.append(self._flush())
         return b"".join(out)
 
@@ -158,7 +166,7 @@ class StreamTranslator:
             content = content_only(chunk)
             if content is not None and run.take(chunk, content, block):
                 return
-            if run.blocks:
+            if run.count:
                 out.append(self._flush())
             if content is not None:
                 run.start(chunk, content, block)
@@ -168,7 +176,7 @@ class StreamTranslator:
             else:
                 out.append(self._rewrite(chunk, block + b"\n\n"))
             return
-        if run.blocks:
+        if run.count:
             out.append(self._flush())
         out.append(self._close() if plain and data == b"[DONE]" else block + b"\n\n")
 
