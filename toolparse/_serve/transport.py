@@ -124,7 +124,7 @@ def environment_proxy(url: yarl.URL) -> yarl.URL | None:
     or None: none named, or `NO_PROXY` covers its host."""
     proxies = urllib.request.getproxies_environment()
     proxy = proxies.get(url.scheme) or proxies.get("all")
-    if not proxy or urllib.request.proxy_bypass_environment(url.host or "", proxies):
+    if not proxy or urllib.request.proxy_bypass(url.host or ""):
         return None
     return yarl.URL(proxy if "://" in proxy else "http://" + proxy)
 
