@@ -346,3 +346,21 @@ def test_only_candidates_an_earlier_atom_could_beat_get_a_second_look() -> None:
         events = stream([text[k:k + size] for k in range(0, len(text), size)])
         assert [c.arguments for b in events if isinstance(b, toolparse.ToolCallBlock)
                 for c in b.calls] == [{"a": "x < y"}]
+
+
+def test_an_atom_that_cannot_go_on_past_a_complete_match_is_no_threat() -> None:
+    # `<parameter .../>` comes before `<parameter ...>` in Lark's order, but once the
+    # second has matched (its `>` came) the first cannot be arriving: no second look.
+    # An atom that can go on (`<ab>` after `<a`) still gets one.
+    from toolparse._dialect.lexer import StateLexer, TerminalSpec
+    from toolparse._syntax.dfa import dfa_for, may_continue_into
+    open_, empty = r'<parameter(?:\s+\w+="[^"<]*")*\s*>', r'<parameter(?:\s+\w+="[^"<]*")*\s*/>'
+    specs = [TerminalSpec.compile(name, pattern, (), 3, 0) for name, pattern in (
+        ("EMPTY", empty), ("OPEN", open_), ("AB", "<ab>"), ("A", "<a"))]
+    lexer = StateLexer.build(specs)
+    assert lexer.earlier_atoms["OPEN"] == ()
+    assert [spec.name for spec in lexer.earlier_atoms["A"]] == ["AB"]
+    assert lexer.careful == {"A"}
+    # `[^>]*>` can match `<p/>`, the whole of the other: that one may still be there.
+    assert may_continue_into(dfa_for("<p[^>]*>"), dfa_for("<p[^>]*/>"))
+    assert not may_continue_into(dfa_for("<p>"), dfa_for("<p/>"))

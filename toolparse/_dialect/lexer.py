@@ -33,7 +33,7 @@ from typing import Final
 
 import regex
 
-from toolparse._syntax.dfa import DFA, dfa_for
+from toolparse._syntax.dfa import DFA, dfa_for, may_continue_into
 from toolparse._syntax.regexp import first_chars, partial_pattern
 
 __all__ = ["MAX_ATOM", "NEED_MORE", "StateLexer", "TerminalSpec", "next_token", "settle"]
@@ -170,7 +170,8 @@ class StateLexer:
         for n, spec in enumerate(candidates):
             earlier[spec.name] = tuple(
                 other for other in candidates[:n]
-                if not other.is_run and _may_share_start(other, spec))
+                if not other.is_run and _may_share_start(other, spec)
+                and _may_beat(other, spec))
         careful = frozenset(spec.name for spec in candidates
                             if earlier[spec.name] or spec.has_lookahead)
         return cls(candidates, master, tuple(by_group), earlier, careful)
@@ -187,6 +188,21 @@ def _may_share_start(a: TerminalSpec, b: TerminalSpec) -> bool:
     known, other = (a, b) if a.starts is not None else (b, a)
     assert known.starts is not None
     return any(_can_start(other, char) for char in known.starts)
+
+
+def _may_beat(earlier: TerminalSpec, spec: TerminalSpec) -> bool:
+    """Whether `earlier` could still be arriving where `spec` has matched: not when no
+    complete match of `spec` is the start of a match of `earlier` (`<parameter ...>`
+    ends where `<parameter .../>` cannot go on), which the two automata tell."""
+    key = (earlier.full.pattern, spec.full.pattern)
+    found = _BEATS.get(key)
+    if found is None:
+        a, b = spec.dfa, earlier.dfa
+        found = _BEATS[key] = a is None or b is None or may_continue_into(a, b)
+    return found
+
+
+_BEATS: dict[tuple[str, str], bool] = {}
 
 
 def _can_start(spec: TerminalSpec, char: str) -> bool:

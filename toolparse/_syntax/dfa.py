@@ -18,7 +18,7 @@ from typing import Any
 
 from toolparse._syntax.files import cached_json
 
-__all__ = ["DFA", "compile_dfa", "dfa_for", "dfa_from_data", "dfa_to_data"]
+__all__ = ["DFA", "compile_dfa", "dfa_for", "dfa_from_data", "dfa_to_data", "may_continue_into"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +63,28 @@ class DFA:
             if final[state]:
                 return -2
         return state
+
+
+def may_continue_into(a: DFA, b: DFA) -> bool:
+    """Whether some complete match of `a` leaves `b` alive (a prefix of a match of `b`):
+    a walk over the pairs of states the two reach on the same text. False means that
+    once `a` has matched, `b` can never match a longer text from the same start."""
+    start = (a.initial, b.initial)
+    seen = {start}
+    todo = [start]
+    while todo:
+        sa, sb = todo.pop()
+        if a.final[sa]:
+            return True
+        row_a, row_b = a.table[sa], b.table[sb]
+        pairs = [(row_a.get(ch, a.default[sa]), row_b.get(ch, b.default[sb]))
+                 for ch in {*row_a, *row_b}]
+        pairs.append((a.default[sa], b.default[sb]))   # any other character
+        for pair in pairs:
+            if pair[0] >= 0 and pair[1] >= 0 and pair not in seen:
+                seen.add(pair)
+                todo.append(pair)
+    return False
 
 
 @functools.cache
