@@ -205,10 +205,10 @@ def test_nothing_waits_for_a_later_read() -> None:
 
 @given(st.lists(st.text(max_size=12), min_size=1, max_size=8), st.booleans(),
        st.sampled_from(["raw", "m(1)+[x]*", "café\\n"]))
-def test_a_reads_leading_run_is_found_at_once_as_event_by_event(
+def test_a_read_of_the_templates_events_is_found_at_once_as_event_by_event(
         contents: list[str], ascii_escapes: bool, model: str) -> None:
-    # Events of the template at the start of a read are found by one pattern; they
-    # must be exactly the events the per-event comparison takes, with their contents,
+    # A read whose events are all the template's is taken at once; it must be taken
+    # exactly when the per-event comparison takes each of them, with their contents,
     # whatever the strings hold (escapes, quotes, backslashes, line breaks, non-ASCII)
     # and whatever the envelope holds (a model name with pattern characters).
     from toolparse._serve.runs import Template
@@ -222,19 +222,18 @@ def test_a_reads_leading_run_is_found_at_once_as_event_by_event(
     template = Template.of({**chunk(0, content="x"), "model": model})
     assert template is not None
     events = [event(content) for content in contents]
-    finish = encoded(chunk(0, "stop"), spaced=False)
-    text = b"".join(events) + finish + events[0][:9]
-    one_by_one: list[str] = []
-    for block in events:
-        content = template.content(block[:-2])
-        if content is None:
-            break
-        one_by_one.append(content)
-    end, found, count = template.leading(text)
-    assert (found, count) == ("".join(one_by_one), len(one_by_one))
-    assert end == sum(len(e) for e in events[:len(one_by_one)])
-    if not ascii_escapes:   # orjson's own encoding: every event fits
+    one_by_one = [template.content(block[:-2]) for block in events]
+    end, found, count = template.leading(b"".join(events) + events[0][:9])
+    if None in one_by_one:      # one is not the template's: the per-event way decides
+        assert (end, found, count) == (0, "", 0)
+    else:
+        assert (found, count) == ("".join(contents), len(contents))
+        assert end == sum(map(len, events))
+    if not ascii_escapes:       # orjson's own encoding: every event fits
         assert found == "".join(contents)
+    # An event of another shape among them: all of the read goes the per-event way.
+    finish = encoded(chunk(0, "stop"), spaced=False)
+    assert template.leading(b"".join(events) + finish)[0] == 0
 
 
 def test_only_whole_one_line_events_of_one_string_each_are_taken_at_once() -> None:

@@ -12,10 +12,10 @@ feed per read instead of one per event: it catches up.
 Recognising a chunk of the run costs a byte comparison, not a JSON decode: the first
 chunk's envelope is encoded once around a marker (`Template`), and an event that is
 that prefix, one JSON string literal and that suffix is, by the JSON grammar, the same
-chunk with that string as its content. The events at the start of a read that all
-fit the template are cut apart by one `bytes.split` on what lies between two contents
-and their strings decoded by one `orjson.loads`, so a read of many tokens costs about
-as much as a read of one. An
+chunk with that string as its content. A read whose events all fit the template
+is checked by comparing it, whole, with the template rebuilt around its contents, and
+their strings are decoded by one `orjson.loads`: a read of many tokens costs little
+more than a read of one. An
 upstream whose bytes differ from orjson's encoding (other spacing, key order) is still
 correct, through a decode per event.
 """
@@ -101,26 +101,24 @@ class Template:
 
 
     def leading(self, text: bytes) -> tuple[int, str, int]:
-        """The events at the start of `text` (SSE bytes from an event's start) that are
-        this template's chunk: how many bytes they take with their blank lines, their
-        contents joined, and how many they are. (0, "", 0) when the first is not.
+        """The complete events of `text` (SSE bytes from an event's start) when every
+        one is this template's chunk: how many bytes they take with their blank lines,
+        their contents joined, and how many they are. (0, "", 0) when one is not (the
+        read then goes the per-event way).
 
-        Between one event's prefix and the next one's, the bytes must be one JSON
-        string (a decode of them all as one array, of as many strings as there are
-        events, says so) with no line break, or the read goes the per-event way."""
-        prefix, sep = self.prefix, self._sep
-        if not text.startswith(prefix):
+        The check is two comparisons of the whole, not one per event: the events'
+        bytes must equal the template rebuilt around what lies between its prefix
+        and suffix in each, and those pieces must be one JSON string each (one decode
+        of them all as an array, of as many strings as there are events) without a
+        line break."""
+        blocks = text.split(b"\n\n")
+        rest = blocks.pop()
+        if not blocks:
             return 0, "", 0
-        pieces = text[len(prefix):].split(sep)
-        last = pieces[-1]
-        cut = last.find(self._tail)
-        if cut >= 0:            # the last piece's event ends too
-            pieces[-1] = last[:cut]
-            end = len(text) - len(last) + cut + len(self._tail)
-        else:                   # it does not end here (or is not this template's)
-            pieces.pop()
-            end = len(text) - len(last) - len(prefix)
-        if not pieces:
+        head, tail = self._ends
+        pieces = [block[head:len(block) - tail] for block in blocks]
+        end = len(text) - len(rest)
+        if self.prefix + self._sep.join(pieces) + self._tail != text[:end]:
             return 0, "", 0
         literals = b",".join(pieces)
         if b"\n" in literals or b"\r" in literals:
@@ -166,8 +164,8 @@ class Run:
         return True
 
     def match_leading(self, text: bytes) -> int:
-        """Add the events at the start of `text` that are the template's (bytes from an
-        event's start); returns how many bytes they took."""
+        """Add the complete events of `text` (bytes from an event's start) if all are
+        the template's; returns how many bytes they took (0: none taken)."""
         template = self.template
         if template is None or (self.base is not None and self.base is not template.base):
             return 0

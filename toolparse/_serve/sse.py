@@ -128,7 +128,7 @@ class StreamTranslator:
 
     def feed(self, data: bytes) -> bytes:
         if not self._done and self._run.template is not None:
-            # The events at the start that fit the run's template, all at once.
+            # A read of the run's template's events only: all at once.
             text = self._decoder.pending + data
             taken = self._run.match_leading(text)
             if taken:
