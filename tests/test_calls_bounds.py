@@ -340,3 +340,18 @@ def test_repair_never_raises_and_never_emits_non_standard_json(
             assert outcome.text is arguments   # a rejected call keeps its text as written
         elif outcome.text is not None:
             assert standard_json(outcome.text) == arguments
+
+
+@given(st.one_of(st.text(max_size=12), st.from_regex(r"\s*-?[0-9]{1,30}(\.[0-9]+)?\s*", fullmatch=True),
+                 st.sampled_from(["0", "00", "007", "1" * 70, "٣", "²", "NaN", "-Infinity",
+                                  " true", "\ufeff1", "[1]", ' "x"', "nul"])))
+def test_loads_strict_takes_its_short_cuts_only_where_the_decoder_agrees(text: str) -> None:
+    # A plain integer is read without the decoder and text no JSON value can start
+    # with is refused without it: both must say what the decoder says.
+    from toolparse._json import NOT_JSON, _DECODERS, loads_strict
+    try:
+        expected = _DECODERS[False].decode(text)
+    except Exception:
+        expected = NOT_JSON
+    got = loads_strict(text)
+    assert got == expected and type(got) is type(expected), (text, got, expected)

@@ -94,6 +94,14 @@ def loads_strict(text: str, *, control_characters: bool = False) -> Any:
     object that repeats a key and `TooDeep` for nesting beyond `MAX_JSON_DEPTH`.
     `control_characters` lets strings hold raw control characters (a literal newline),
     which strict JSON forbids. The value never holds NaN or an infinity."""
+    first = text[:1]
+    if first.isdigit() and len(text) <= 64 and text.isascii() and text.isdigit() \
+            and (first != "0" or len(text) == 1):
+        return int(text)   # the commonest value, a plain integer, without the decoder
+    if first not in _VALUE_STARTS:
+        first = text.lstrip(" \t\n\r")[:1]
+        if not first or first not in _VALUE_STARTS:
+            return NOT_JSON   # no JSON value starts so (a path, a word)
     if json_depth_exceeds(text):
         raise TooDeep
     try:
@@ -121,6 +129,9 @@ def dumps_strict(value: Any) -> str | None:
     except (TypeError, ValueError, RecursionError):
         return None
 
+
+_VALUE_STARTS: Final = frozenset('{["-0123456789tfn')
+"""The characters a JSON value can start with (after whitespace)."""
 
 _DECODERS: Final = {
     lenient: json.JSONDecoder(strict=not lenient, object_pairs_hook=_no_duplicates,
