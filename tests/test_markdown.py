@@ -1269,3 +1269,27 @@ def test_a_fork_reads_on_exactly_as_the_tracker_and_leaves_it_alone(
     from_twin = rest(twin)
     assert rest(tracker) == from_twin
     assert head == MarkdownTracker().feed(doc[:at])
+
+
+_HTML_NAMES = ["script", "pre", "style", "textarea", "p", "param", "h1", "head", "div",
+               "!--", "?", "![CDATA[", "!x", "/p", "/div", "tool_calls", "invoke"]
+
+
+@given(st.sampled_from(["", " ", "ab"]), st.sampled_from(_HTML_NAMES), st.integers(0, 12),
+       st.sampled_from(["lower", "upper", "title"]),
+       st.lists(st.sampled_from(["", " ", ">", "/>", "/", "\n", "x", "\t", "-->"]), max_size=3))
+def test_an_html_blocks_kind_on_a_whole_line_is_the_partial_matchers_complete_match(
+        lead: str, name: str, cut: int, case: str, tails: list[str]) -> None:
+    # first_line_kind reads a whole line with `re`; it must say what the partial
+    # matcher (used where a line may still be arriving) says of a complete match.
+    from toolparse._markdown.blocks import html_block
+    probe = lead + ("<" + name)[:cut + 1]
+    probe = getattr(probe, case)() + "".join(tails)
+    at = probe.find("<") if "<" in probe else 0
+    expected = 0
+    for kind, pattern in enumerate(html_block._syntax().starts, 1):
+        found = pattern.match(probe, at, partial=True)
+        if found is not None and not found.partial:
+            expected = kind
+            break
+    assert html_block.first_line_kind(probe, at) == expected

@@ -33,12 +33,15 @@ __all__ = ["start_kind", "start", "continues", "feed", "atom", "spec_feed", "spe
 
 
 class _HtmlSyntax:
-    __slots__ = ("starts", "ends", "end_width")
+    __slots__ = ("starts", "whole_starts", "ends", "end_width")
 
     def __init__(self) -> None:
         syn = syntax()
         self.starts: tuple[regex.Pattern[str], ...] = tuple(
             syn.partial(f"HTML_BLOCK_{kind}_START") for kind in range(1, 7))
+        self.whole_starts: tuple[re.Pattern[str], ...] = tuple(
+            syn.compiled(f"HTML_BLOCK_{kind}_START") for kind in range(1, 7))
+        """The same, for a whole line (`re`: no partial match needed)."""
         ends: list[re.Pattern[str] | None] = [None]
         ends += [syn.compiled(f"HTML_BLOCK_{kind}_END") for kind in range(1, 6)]
         self.ends: tuple[re.Pattern[str] | None, ...] = (*ends, None, None)
@@ -69,10 +72,11 @@ def start_kind(buf: str, i: int) -> int:
 
 
 def first_line_kind(probe: str, at: int) -> int:
-    """Like `start_kind` on a whole first line (no "need more")."""
-    for kind, pattern in enumerate(_syntax().starts, 1):
-        m = pattern.match(probe, at, partial=True)
-        if m is not None and not m.partial:
+    """Like `start_kind` on a whole first line (no "need more"). Each start is a fixed
+    name and a one-character lookahead, so a complete match is the same with or
+    without partial matching; the `re` engine finds it faster."""
+    for kind, pattern in enumerate(_syntax().whole_starts, 1):
+        if pattern.match(probe, at) is not None:
             return kind
     return 0
 
