@@ -12,12 +12,11 @@ feed per read instead of one per event: it catches up.
 Recognising a chunk of the run costs a byte comparison, not a JSON decode: the first
 chunk's envelope is encoded once around a marker (`Template`), and an event that is
 that prefix, one JSON string literal and that suffix is, by the JSON grammar, the same
-chunk with that string as its content. A read whose events all fit the template
-is checked by comparing it, whole, with the template rebuilt around its contents, and
+chunk with that string as its content. A read whose events all fit the template is
+checked by comparing it, whole, with the template rebuilt around its contents, and
 their strings are decoded by one `orjson.loads`: a read of many tokens costs little
-more than a read of one. An
-upstream whose bytes differ from orjson's encoding (other spacing, key order) is still
-correct, through a decode per event.
+more than a read of one. An upstream whose bytes differ from orjson's encoding (other
+spacing, key order) is still correct, through a decode per event.
 """
 
 from __future__ import annotations
@@ -98,7 +97,6 @@ class Template:
         except orjson.JSONDecodeError:
             return None
         return value if type(value) is str else None
-
 
     def leading(self, text: bytes) -> tuple[int, str, int]:
         """The complete events of `text` (SSE bytes from an event's start) when every
