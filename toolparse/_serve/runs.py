@@ -109,6 +109,8 @@ class Template:
         and suffix in each, and those pieces must be one JSON string each (one decode
         of them all as an array, of as many strings as there are events) without a
         line break."""
+        if not text.startswith(self.prefix):   # an upstream that spaces its JSON, say
+            return 0, "", 0
         blocks = text.split(b"\n\n")
         rest = blocks.pop()
         if not blocks:
