@@ -248,3 +248,9 @@ def test_only_whole_one_line_events_of_one_string_each_are_taken_at_once() -> No
         # there), a string that does not end: the per-event way decides
         assert template.leading(prefix + middle + suffix + b"\n\n")[0] == 0, middle
     assert template.leading(prefix + b' "a"\t' + suffix + b"\n\n")[1:] == ("a", 1)
+    for pieces in ([b'"a","b"', b'["c"', b'"d"]'], [b'"a","b"', b'{"k":"c"', b'"j":"d"}'],
+                   [b'"a"', b'', b'"b"'], [b'"a"\r', b'"b"']):
+        # one event with two values, made up for by a value spread over two events
+        # (the array's length comes out right), or an event with none: refused
+        read = b"".join(prefix + piece + suffix + b"\n\n" for piece in pieces)
+        assert template.leading(read)[0] == 0, pieces
