@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import itertools
+import os
 import re
 
 import pytest
@@ -118,6 +120,30 @@ def test_to_openai_shape_and_ids() -> None:
     assert first[0]["function"] == {"name": "a", "arguments": '{"p":1}'}
     # Ids are not part of equality: the same input gives equal calls (SPEC G2).
     assert toolparse.parse(text).calls == calls
+
+
+def test_call_ids_are_unique_across_draws_threads_and_forks() -> None:
+    # Ids are drawn ahead in batches: no two may repeat, across a batch's end, across
+    # threads, or between a process and a child forked while it held ids drawn ahead.
+    from toolparse._events import new_call_id
+    new_call_id()                               # ids drawn ahead now
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        ids = list(pool.map(lambda _: new_call_id(), range(1000)))
+    assert len(set(ids)) == 1000
+    assert all(re.fullmatch(r"call_[0-9a-f]{24}", i) for i in ids)
+    if not hasattr(os, "fork"):
+        return
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:                              # the child: its next id, to the parent
+        os.write(writer, new_call_id().encode())
+        os._exit(0)
+    os.close(writer)
+    os.waitpid(child, 0)
+    theirs = os.read(reader, 100).decode()
+    os.close(reader)
+    ours = {new_call_id() for _ in range(200)}  # all it had drawn ahead, and more
+    assert re.fullmatch(r"call_[0-9a-f]{24}", theirs) and theirs not in ours
 
 
 def test_id_factory_gives_deterministic_ids() -> None:
