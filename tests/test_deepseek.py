@@ -451,3 +451,24 @@ def test_shape_helper_sees_every_event() -> None:
     # Guard for the helpers above: an event kind they did not know would be lost.
     events = toolparse.parse("a" + block('<invoke name="x"/>') + "b").events
     assert [kind for kind, *_ in shape(events)] == ["text", "block", "text"]
+
+
+def test_attributes_read_once_per_tag_are_the_same_and_the_store_is_bounded() -> None:
+    # A dialect keeps the attributes of the tags it has read (a stream repeats its
+    # tags); what it keeps must read as a fresh read does, a repeated attribute must
+    # still fail every time, and no stream can grow the store past its bound.
+    from toolparse._dialect import build
+    builders = toolparse.Dialect.bundled("deepseek")._grammars[0].build
+    tag = '<parameter name="p&amp;q" string="true">'
+    assert builders.attributes(tag) == {"name": "p&q", "string": "true"}
+    assert builders.attributes(tag) == builders._read_attributes(tag)
+    for _ in range(2):
+        with pytest.raises(build.BlockRejected):
+            builders.attributes('<invoke name="a" name="b">')
+    for n in range(build._KEPT + 10):
+        assert builders.attributes(f'<invoke name="f{n}">') == {"name": f"f{n}"}
+    long_tag = '<invoke name="' + "x" * build._KEPT_LENGTH + '">'
+    assert builders.attributes(long_tag)["name"] == "x" * build._KEPT_LENGTH
+    assert len(builders._attributes) <= build._KEPT and long_tag not in builders._attributes
+    text = block('<invoke name="a"><parameter name="p">1</parameter></invoke>' * 3)
+    assert [c.arguments for c in toolparse.parse(text).calls] == [{"p": 1}] * 3

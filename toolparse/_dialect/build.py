@@ -25,6 +25,7 @@ name, a repeated attribute): the block then fails at the token being fed (SPEC 3
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,12 @@ __all__ = ["BlockRejected", "Builders", "RawCall", "RawParam", "CONTRACT_RULES"]
 CONTRACT_RULES = ("block", "orphan_block", "invoke", "param", "json_body", "cdata",
                   "nested_cdata", "comment", "name", "key", "value")
 """The rule names the engine builds from; every other rule inlines into its parent."""
+
+
+_KEPT = 512
+_KEPT_LENGTH = 256
+"""How many tags' attributes a dialect keeps, and how long a tag it keeps (the store is
+bounded whatever the stream holds)."""
 
 
 class BlockRejected(Exception):
@@ -101,6 +108,8 @@ class Builders:
         self.string_attribute = string_attribute
         """Read an argument's `string="true|false"` attribute (`typing=attribute`, DSML);
         under any other typing the schema alone types a value (SPEC 5.1)."""
+        self._attributes: dict[str, dict[str, str]] = {}
+        """Tag text -> its attributes (`attributes`)."""
 
     def for_rule(self, origin: str) -> Any:
         """The builder of a rule, by its own name (without a `%import` namespace)."""
@@ -113,7 +122,22 @@ class Builders:
 
     # ---- tags ------------------------------------------------------------------------
 
-    def attributes(self, tag: str) -> dict[str, str]:
+    def attributes(self, tag: str) -> Mapping[str, str]:
+        """The attributes of tag text `tag`, names to decoded values; raises for a
+        repeated attribute. Read once per distinct tag text and kept (a stream repeats
+        its tags, `<parameter name="path">` say, and a call reads its tags' attributes
+        several times): the dict is shared, so callers only read it. Kept: at most
+        `_KEPT` tags of at most `_KEPT_LENGTH` characters, then the store starts over."""
+        found = self._attributes.get(tag)
+        if found is None:
+            found = self._read_attributes(tag)
+            if len(tag) <= _KEPT_LENGTH:
+                if len(self._attributes) >= _KEPT:
+                    self._attributes.clear()
+                self._attributes[tag] = found
+        return found
+
+    def _read_attributes(self, tag: str) -> dict[str, str]:
         found: dict[str, str] = {}
         if self.attribute is None:
             return found
@@ -191,7 +215,7 @@ class Builders:
         `string="true|false"` attribute (None when absent or neither)."""
         first = children[0]
         key: str | None = None
-        attrs: dict[str, str] = {}
+        attrs: Mapping[str, str] = {}
         if isinstance(first, Tag):
             if first.term in self.name_groups:
                 key = self.tag_name(first)
