@@ -1293,3 +1293,31 @@ def test_an_html_blocks_kind_on_a_whole_line_is_the_partial_matchers_complete_ma
             expected = kind
             break
     assert html_block.first_line_kind(probe, at) == expected
+
+
+@given(st.sampled_from(["", " ", "ab"]), st.sampled_from(_HTML_NAMES), st.integers(0, 12),
+       st.sampled_from(["lower", "upper", "title"]),
+       st.lists(st.sampled_from(["", " ", ">", "/>", "/", "\n", "x", "\t", "-->", "xxxxxxxx"]),
+                max_size=5))
+def test_an_html_blocks_kind_at_a_line_start_is_the_partial_matchers_answer(
+        lead: str, name: str, cut: int, case: str, tails: list[str]) -> None:
+    # start_kind reads text that goes on past every start's reach the faster way; it
+    # must answer as the partial matcher does, "need more" included, however much of
+    # the line has come.
+    from toolparse._markdown.blocks import html_block
+    from toolparse._markdown.state import NeedMore
+    buf = getattr(lead + ("<" + name)[:cut + 1], case)() + "".join(tails)
+    at = buf.find("<") if "<" in buf else 0
+
+    def partial_kind() -> int | str:
+        for kind, pattern in enumerate(html_block._syntax().starts, 1):
+            found = pattern.match(buf, at, partial=True)
+            if found is not None:
+                return "more" if found.partial else kind
+        return 0
+
+    try:
+        got: int | str = html_block.start_kind(buf, at)
+    except NeedMore:
+        got = "more"
+    assert got == partial_kind()

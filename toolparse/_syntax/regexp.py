@@ -22,7 +22,7 @@ try:  # the standard library's parser of regex syntax (private; absent: no filte
 except ImportError:  # pragma: no cover
     _sre_parse = None
 
-__all__ = ["first_chars", "second_chars", "partial_pattern"]
+__all__ = ["first_chars", "second_chars", "partial_pattern", "reach"]
 
 
 @functools.cache
@@ -58,6 +58,21 @@ def second_chars(pattern: str) -> tuple[str, frozenset[str]] | None:
     if found is None or nullable:
         return None
     return chr(items[0][1]), frozenset(found)
+
+
+def reach(pattern: str) -> int | None:
+    """How many characters past its start a match attempt of `pattern` can look at,
+    lookaheads included (and one more, for an anchor such as `$` or `\\b` that looks
+    at the next character); None when unbounded or unknown. Text that goes on further
+    than that decides the match as the whole text would: no partial match is possible.
+    (A lookahead made a plain group reads the same characters; a lookbehind reads none
+    ahead.)"""
+    try:
+        lookahead_read = pattern.replace("(?=", "(?:").replace("(?!", "(?:")
+        widest = _sre_parse.parse(lookahead_read).getwidth()[1]
+    except Exception:
+        return None
+    return None if widest >= _sre_parse.MAXREPEAT else int(widest) + 1
 
 
 _SMALL_RANGE = 64

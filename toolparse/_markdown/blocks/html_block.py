@@ -24,6 +24,7 @@ from toolparse._markdown.state import (
     LEAF_HTML, LEAF_NONE, LEAF_PARAGRAPH, MODE_HTML_LINE, MODE_INLINE, Mode, NeedMore,
     OUTCOME_HTML, OUTCOME_HTML7_SPEC, Outcome)
 from toolparse._markdown.syntax import automata, syntax
+from toolparse._syntax.regexp import reach
 
 if TYPE_CHECKING:
     from toolparse._markdown.tracker import MarkdownTracker
@@ -33,7 +34,7 @@ __all__ = ["start_kind", "start", "continues", "feed", "atom", "spec_feed", "spe
 
 
 class _HtmlSyntax:
-    __slots__ = ("starts", "whole_starts", "ends", "end_width")
+    __slots__ = ("starts", "whole_starts", "start_reach", "lone_open", "ends", "end_width")
 
     def __init__(self) -> None:
         syn = syntax()
@@ -42,6 +43,14 @@ class _HtmlSyntax:
         self.whole_starts: tuple[re.Pattern[str], ...] = tuple(
             syn.compiled(f"HTML_BLOCK_{kind}_START") for kind in range(1, 7))
         """The same, for a whole line (`re`: no partial match needed)."""
+        reaches = [reach(syn.need(f"HTML_BLOCK_{kind}_START")) for kind in range(1, 7)]
+        self.start_reach = max((r for r in reaches if r is not None), default=0) \
+            if None not in reaches else None
+        """How far past a `<` the starts can look: with more text than that after it, a
+        complete match decides as the whole line would (None: no such bound)."""
+        self.lone_open = _partial_kind(self.starts, syn.tag_open, 0)
+        """What a `<` with nothing after it yet reads as (-1: need more), the way a tool
+        block's tag is asked about at a line start."""
         ends: list[re.Pattern[str] | None] = [None]
         ends += [syn.compiled(f"HTML_BLOCK_{kind}_END") for kind in range(1, 6)]
         self.ends: tuple[re.Pattern[str] | None, ...] = (*ends, None, None)
@@ -61,13 +70,25 @@ def open_block(t: MarkdownTracker, kind: int) -> None:
 # ----------------------------------------------------------------------- start
 
 def start_kind(buf: str, i: int) -> int:
-    """The kind (1-6) of HTML block starting at buf[i], or 0."""
-    for kind, pattern in enumerate(_syntax().starts, 1):
+    """The kind (1-6) of HTML block starting at buf[i], or 0. Raises NeedMore when the
+    end of `buf` could still become a start. Text that goes on past every start's
+    reach cannot, and is read the faster way (`first_line_kind`)."""
+    html = _syntax()
+    left = len(buf) - i
+    if html.start_reach is not None and left > html.start_reach:
+        return first_line_kind(buf, i)
+    lone = left == 1 and buf[i] == syntax().tag_open
+    kind = html.lone_open if lone else _partial_kind(html.starts, buf, i)
+    if kind < 0:
+        raise NeedMore(None)
+    return kind
+
+
+def _partial_kind(starts: tuple[regex.Pattern[str], ...], buf: str, i: int) -> int:
+    for kind, pattern in enumerate(starts, 1):
         m = pattern.match(buf, i, partial=True)
         if m is not None:
-            if m.partial:
-                raise NeedMore(None)
-            return kind
+            return -1 if m.partial else kind
     return 0
 
 
