@@ -213,6 +213,7 @@ def test_type_arguments_without_schema_is_exactly_spec_3(params: list[Any]) -> N
         if json_error and name not in flagged:
             flagged.append(name)
     assert arguments == {k: v if len(v) > 1 else v[0] for k, v in expected.items()}
+    assert list(arguments) == list(expected)            # in document order
     assert json_errors == tuple(flagged)
 
 

@@ -267,6 +267,8 @@ def type_arguments(params: Sequence[tuple[str, str, bool | None, bool]],
     exactly SPEC 3's typing; `guess=False` (`typing=schema`, SPEC 5.1) keeps every value
     the schema does not type as its text.
     """
+    if parameters_schema is None and guess and len({p[0] for p in params}) == len(params):
+        return _guessed(params)
     counts: dict[str, int] = {}
     for name, _, _, _ in params:
         counts[name] = counts.get(name, 0) + 1
@@ -295,6 +297,20 @@ def type_arguments(params: Sequence[tuple[str, str, bool | None, bool]],
         typed_so_far.append(value)
     arguments = {name: items if counts[name] > 1 else items[0]
                  for name, items in values.items()}
+    return arguments, tuple(flagged)
+
+
+def _guessed(params: Sequence[tuple[str, str, bool | None, bool]]
+             ) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """`type_arguments` without a schema, each name once (the common call): SPEC 3's
+    typing of each value, in order."""
+    arguments: dict[str, Any] = {}
+    flagged: list[str] = []
+    for name, text, string_attr, cdata_only in params:
+        arguments[name], json_error = type_value(text, string_attr=string_attr,
+                                                 cdata_only=cdata_only)
+        if json_error:
+            flagged.append(name)
     return arguments, tuple(flagged)
 
 
