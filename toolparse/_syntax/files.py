@@ -16,7 +16,7 @@ import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar, overload
 
 from toolparse._errors import GrammarError
 
@@ -24,6 +24,8 @@ __all__ = ["grammars_dir", "grammar_path", "TerminalText", "cache_dir", "cache_k
            "terminal_table"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent  # toolparse/
+
+T = TypeVar("T")
 
 
 @functools.cache
@@ -85,32 +87,63 @@ def _user() -> str:
 
 
 def cache_key(*parts: str) -> str:
-    """A file-name-safe digest of `parts` and of Lark's version (whose output the
+    """A file-name-safe digest of `parts` and of the installed Lark (whose output the
     cached values are)."""
-    import lark  # noqa: PLC0415  (only the key needs it; Lark is loaded anyway)
-
-    return hashlib.sha256("\0".join((lark.__version__, *parts)).encode()).hexdigest()[:32]
+    return hashlib.sha256("\0".join((_lark_stamp(), *parts)).encode()).hexdigest()[:32]
 
 
-def cached_json(kind: str, source: str, build: Callable[[], Any]) -> Any:
+@functools.cache
+def _lark_stamp() -> str:
+    """Which Lark is installed, found without importing it (that costs tens of
+    milliseconds, which a warm start does not pay): its `__init__.py`'s path, size,
+    modification time and a digest of its text (which holds `__version__`), so that
+    another version or a reinstall makes new keys."""
+    import importlib.util  # noqa: PLC0415  (cheap once toolparse's imports are in)
+
+    spec = importlib.util.find_spec("lark")
+    if spec is None or spec.origin is None:
+        return "no lark"
+    try:
+        found = os.stat(spec.origin)
+        digest = hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest()
+    except OSError:
+        return f"lark at {spec.origin}"
+    return f"lark {spec.origin} {found.st_size} {found.st_mtime_ns} {digest}"
+
+
+@overload
+def cached_json(kind: str, source: str, build: Callable[[], Any]) -> Any: ...
+@overload
+def cached_json(kind: str, source: str, build: Callable[[], Any],
+                read: Callable[[Any], T]) -> T: ...
+
+
+def cached_json(kind: str, source: str, build: Callable[[], Any],
+                read: Callable[[Any], Any] | None = None) -> Any:
     """`build()`'s JSON-shaped value, cached in `cache_dir()` under `kind` and a hash
-    of `source` (and of Lark's version).
+    of `source` (and of the installed Lark); with `read`, what `read` makes of it.
 
-    For what is slow to compute from a grammar file and never changes with it: the
-    terminals Lark compiles from markdown.lark (Lark builds its own grammar parser for
-    that, about half a second, which its cache avoids only for LALR grammars), the
-    Markdown tracker's automata and the terminals' automata. Stored with `marshal`,
-    which reads the largest (the Markdown automata, 0.7 MB as JSON) in a third of the
-    time JSON takes; only this user can write the directory. The cache is best effort:
-    a missing, stale, broken or unwritable file just means building again.
+    For what is slow to compute from a grammar file and never changes with it: what
+    Lark compiles from a dialect's grammar (`_dialect/records.py`; a warm start then
+    never imports Lark), the terminals Lark compiles from markdown.lark (Lark builds its
+    own grammar parser for that, about half a second, which its cache avoids only for
+    LALR grammars), the Markdown tracker's automata and the terminals' automata. Stored
+    with `marshal`, which reads the largest (the Markdown automata, 0.7 MB as JSON) in a
+    third of the time JSON takes, and unlike a pickle runs no code; only this user can
+    write the directory. The cache is best effort: a missing, stale, broken or
+    unwritable file just means building again, and so does a value that `read` refuses
+    (ValueError, TypeError, KeyError, IndexError, AttributeError: a file of another
+    shape). A freshly built value goes through `read` too, so that a cached value and a
+    fresh one are read by the same code.
     """
+    convert = read or _as_is
     directory = cache_dir()
     if directory is None:
-        return build()
+        return convert(build())
     cache = directory / f"{kind}_{cache_key(kind, source)}.marshal"
     try:
-        return marshal.loads(cache.read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
+        return convert(marshal.loads(cache.read_bytes()))
+    except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError, AttributeError):
         pass
     value = build()
     try:
@@ -119,6 +152,10 @@ def cached_json(kind: str, source: str, build: Callable[[], Any]) -> Any:
         partial.replace(cache)
     except (OSError, ValueError):
         pass
+    return convert(value)
+
+
+def _as_is(value: Any) -> Any:
     return value
 
 
@@ -140,8 +177,7 @@ def terminal_table(path: Path) -> dict[str, TerminalText]:
             for t in grammar.terminals
         }
 
-    try:
-        return {name: TerminalText(*entry) for name, entry in
-                cached_json("terminals", text, build).items()}
-    except TypeError:  # a cache file of another shape: rebuild without the cache
-        return {name: TerminalText(*entry) for name, entry in build().items()}
+    def read(data: Any) -> dict[str, TerminalText]:
+        return {name: TerminalText(*entry) for name, entry in data.items()}
+
+    return cached_json("terminals", text, build, read)
