@@ -7,7 +7,9 @@ rules' first states), the roles of terminals (`roles.py`) and the builders of it
 (`build.py`). Python spells no tag.
 
 Per-state lexers and the automata are built when first needed and kept: a grammar's
-first parse pays for the states it visits, later parses nothing.
+first parse pays for the states it visits, later parses nothing. So is Lark's own parser
+(`lark`): the engine never uses it, and a grammar loaded from the cache does not import
+Lark at all.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
 
@@ -24,10 +26,14 @@ from toolparse._dialect.build import Builders
 from toolparse._dialect.header import Header
 from toolparse._dialect.lexer import StateLexer, TerminalSpec
 from toolparse._dialect.openers import BlockStarts
+from toolparse._dialect.records import GrammarRecord
 from toolparse._dialect.roles import BlockRoles
 from toolparse._dialect.table import Table
 from toolparse._syntax.dfa import DFA, dfa_for
 from toolparse._syntax.regexp import first_chars, partial_pattern
+
+if TYPE_CHECKING:
+    import lark
 
 __all__ = ["Grammar"]
 
@@ -41,8 +47,12 @@ class Grammar:
     name: str
     path: Path
     header: Header
-    lark: Any
-    """The Lark object (kept for its rules and for tests that compare with Lark)."""
+    source: str
+    """The grammar file's text."""
+    starts: tuple[str, ...]
+    """The start rules it is compiled for."""
+    record: GrammarRecord
+    """What Lark compiled from it (terminals, rules, table), as plain records."""
     table: Table
     terminals: dict[str, TerminalSpec]
     ignored: frozenset[str]
@@ -73,6 +83,15 @@ class Grammar:
         names = {n for n in self.table.actions[state] if n in self.terminals}
         specs = [self.terminals[n] for n in names | self.ignored]
         return sorted(specs, key=lambda t: t.sort_key)
+
+    @functools.cached_property
+    def lark(self) -> lark.Lark:
+        """Lark's own parser of the grammar (through Lark's cache), built when first
+        asked for: the engine never needs it, so loading a dialect from the cache does
+        not import Lark. For tests and tools that compare with Lark's parser."""
+        from toolparse._dialect.from_lark import lark_parser  # noqa: PLC0415
+
+        return lark_parser(self.source, self.path, self.starts)
 
     # ---- block starts (SCAN) -----------------------------------------------------------
 

@@ -1,10 +1,13 @@
 """Loading a grammar file into a `Dialect`, with the checks the engine needs.
 
-Loading uses Lark's cache, so a grammar costs a few milliseconds after the first run;
-bundled dialects are also memoised per process. A grammar that does not load is a
+What Lark compiles from a grammar file (terminals, rules, LALR table: `records.py`) is
+cached per file, so after the first run loading a grammar never imports Lark (its import
+and load cost tens of milliseconds); on a miss Lark compiles it (`from_lark.py`).
+Bundled dialects are also memoised per process. A grammar that does not load is a
 `GrammarError` naming the file, line and rule (Lark's full message is kept for
-conflicts). A grammar that loads must be able to yield a call (SPEC 5): the mistakes
-that would otherwise load silently and then give nothing but text are errors here:
+conflicts). A grammar that loads must be able to yield a call (SPEC 5). These mistakes,
+which would otherwise load silently and then give nothing but text, are errors here, on
+every load (from the cache or not):
 
 - no `block` rule, no `invoke` rule, or a `block` that can hold no `invoke`;
 - a call with no way to get a name (no `(?P<name>...)` group in its tags, no ATTRIBUTE
@@ -23,28 +26,25 @@ dialect's boundary tokens out of its `param` rule (GLM's, for repair).
 
 from __future__ import annotations
 
-import ast
 import difflib
 import functools
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import lark
-from lark.exceptions import LarkError
-from lark.load_grammar import GrammarBuilder
 
 from toolparse._dialect.build import CONTRACT_RULES, Builders
 from toolparse._dialect.dialect import Dialect
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.header import Header, read_header
 from toolparse._dialect.lexer import TerminalSpec
+from toolparse._dialect.records import FORMAT, GrammarRecord, RuleRecord
 from toolparse._dialect.roles import (
     BlockRoles, block_roles, own_name, reachable, reachable_children, tokens_around)
 from toolparse._dialect.table import Table, read_table
 from toolparse._errors import GrammarError, UnknownDialectError
 from toolparse._syntax.dfa import DFA
-from toolparse._syntax.files import cache_dir, cache_key, grammars_dir
+from toolparse._syntax.files import cached_json, grammars_dir
 
 __all__ = ["AUTO", "DEFAULT", "bundled_dialects", "dialects", "key_value_tokens",
            "load_bundled", "load_file", "resolve_dialect"]
@@ -107,34 +107,33 @@ def key_value_tokens(name: str) -> tuple[str, str, str, str]:
     Raises GrammarError when the grammar has no such rule or a token is not a string.
     """
     grammar = _bundled(name)._grammars[0]
-    literals = {t.name: t.pattern.value for t in grammar.lark.terminals
-                if isinstance(t.pattern, lark.lexer.PatternStr)}
-    around = tokens_around(grammar.lark.rules, "param", "value")
+    literals = {t.name: t.literal for t in grammar.record.terminals if t.literal is not None}
+    around = tokens_around(grammar.record.rules, "param", "value")
     head = _string_pieces(grammar, around[0]) if around else []
     if around is None or len(head) != 3 or around[1] not in literals:
         raise GrammarError(
             "rule 'param' must be a head terminal made of three string terminals (key "
             "open, key close, value open), 'value', and a string terminal (value close): "
             "the boundary tokens repair reads", path=str(grammar.path),
-            line=_definition_line(grammar.path.read_text(encoding="utf-8"), "param"),
-            rule="param")
+            line=_definition_line(grammar.source, "param"), rule="param")
     return head[0], head[1], head[2], literals[around[1]]
 
 
 def _string_pieces(grammar: Grammar, terminal: str) -> list[str]:
-    """The plain strings a terminal's definition is composed of, in order. The
-    definitions are read from the grammar's text (a cached Lark keeps only compiled
-    patterns; in a definition, the terminals it names are inlined); a flagged string
-    ("x"i) is not plain."""
-    builder = GrammarBuilder(import_paths=[str(grammar.path.parent), str(grammars_dir())])
-    builder.load_grammar(grammar.path.read_text(encoding="utf-8"), str(grammar.path))
-    definition = next((tree for term, (tree, _) in builder.build().term_defs
-                       if term == terminal), None)
-    if definition is None:
-        return []
-    return [ast.literal_eval(token.value) for token in definition.scan_values(
-        lambda v: isinstance(v, lark.Token) and v.type == "STRING")
-        if token.value.endswith('"')]
+    """The plain strings a terminal's definition is composed of, in order (Lark reads
+    the definition; cached with the grammar's other data)."""
+    def build() -> list[str]:
+        from toolparse._dialect.from_lark import string_pieces  # noqa: PLC0415
+
+        return string_pieces(grammar.source, grammar.path, terminal)
+
+    def read(data: Any) -> list[str]:
+        if not isinstance(data, list) or not all(isinstance(piece, str) for piece in data):
+            raise TypeError("string pieces are a list of strings")
+        return data
+
+    source = _cache_source(grammar.source, grammar.path, grammar.starts)
+    return cached_json("pieces", f"{source}\0{terminal}", build, read)
 
 
 def resolve_dialect(dialect: str | Dialect) -> Dialect:
@@ -172,37 +171,27 @@ def load_grammar(text: str, path: Path, name: str) -> Grammar:
         # Before Lark, whose message would not say what the rule is for.
         raise GrammarError("the grammar defines no rule 'block', the start rule the engine "
                            "looks for", path=str(path), rule="block")
-    starts = [s for s in START_RULES if s == "block" or re.search(
-        rf"^\s*[?!]?{s}\b", text, re.M) or "%import" in text]
-    try:
-        parser = lark.Lark(
-            text, parser="lalr", lexer="contextual", strict=True, start=starts,
-            cache=_lark_cache(text, starts), source_path=str(path),
-            import_paths=[str(path.parent), str(grammars_dir())],
-        )
-    except LarkError as e:
-        raise _grammar_error(e, text, path) from e
-    except (OSError, ValueError) as e:
-        raise GrammarError(str(e), path=str(path)) from e
-    _check_rules(parser.rules, text, path)
+    starts = tuple(s for s in START_RULES if s == "block" or re.search(
+        rf"^\s*[?!]?{s}\b", text, re.M) or "%import" in text)
+    record = _compiled(text, path, starts)
+    _check_rules(record.rules, text, path)
     terminals = {
-        t.name: TerminalSpec.compile(t.name, t.pattern.to_regexp(), t.pattern.flags,
-                                     t.priority, t.pattern.max_width)
-        for t in parser.lexer_conf.terminals
+        t.name: TerminalSpec.compile(t.name, t.regexp, t.flags, t.priority, t.max_width)
+        for t in record.terminals
     }
     for spec in terminals.values():
         if spec.is_run and spec.full.match(""):
             raise GrammarError(f"terminal {spec.name} matches the empty string",
                                path=str(path), rule=spec.name)
-    table = read_table(parser.parser.parser.parser.parse_table, parser.rules,
-                       frozenset(terminals))
-    built = {own_name(r.origin.name) for r in parser.rules} & set(CONTRACT_RULES)
-    roles = block_roles(parser.rules, built)
-    build = _builders(terminals, header, roles, parser.rules, text, path)
+    table = read_table(record.table, record.rules, frozenset(terminals))
+    built = {own_name(r.origin) for r in record.rules} & set(CONTRACT_RULES)
+    roles = block_roles(record.rules, built)
+    build = _builders(terminals, header, roles, record.rules, text, path)
     openers, opener_rule = _openers(table, terminals, starts, text, path)
     grammar = Grammar(
-        name=name, path=path, header=header, lark=parser, table=table, terminals=terminals,
-        ignored=frozenset(n for n in parser.lexer_conf.ignore if n in terminals),
+        name=name, path=path, header=header, source=text, starts=starts, record=record,
+        table=table, terminals=terminals,
+        ignored=frozenset(n for n in record.ignore if n in terminals),
         openers=openers, opener_rule=opener_rule, roles=roles, build=build,
         builders=tuple(None if info.flatten else build.for_rule(info.origin)
                        for info in table.rules),
@@ -212,10 +201,70 @@ def load_grammar(text: str, path: Path, name: str) -> Grammar:
     return grammar
 
 
+# ---- what Lark compiles, cached -----------------------------------------------------------
+
+def _compiled(text: str, path: Path, starts: tuple[str, ...]) -> GrammarRecord:
+    """What Lark compiles from the grammar: read from the cache, or (on a miss) from
+    Lark, which only then is imported. Both ways the record is read from the same plain
+    data (`GrammarRecord.from_data`)."""
+    def build() -> list[Any]:
+        from toolparse._dialect import from_lark  # noqa: PLC0415  (Lark: only on a miss)
+
+        try:
+            return from_lark.grammar_record(from_lark.lark_parser(text, path, starts)).to_data()
+        except from_lark.LarkError as e:
+            raise _grammar_error(e, text, path) from e
+        except (OSError, ValueError) as e:
+            raise GrammarError(str(e), path=str(path)) from e
+
+    return cached_json("grammar", _cache_source(text, path, starts), build,
+                       GrammarRecord.from_data)
+
+
+def _cache_source(text: str, path: Path, starts: Sequence[str]) -> str:
+    """What the compiled grammar depends on besides Lark's version (which `cache_key`
+    adds): the layout of the records, the start rules, the text, and the text of every
+    file an `%import` may read."""
+    roots = (path.parent, grammars_dir())
+    imported = _imported_texts(text, path.parent, roots, set()) if "%import" in text else []
+    return "\0".join((f"records {FORMAT}", ",".join(starts), text, *imported))
+
+
+_IMPORT = r"^[ \t]*%import[ \t]+\.?([A-Za-z_][\w.]*)"
+"""An `%import` statement's module path (compiled only for a grammar that has one)."""
+
+
+def _imported_texts(text: str, base: Path, roots: tuple[Path, ...], seen: set[Path]
+                    ) -> list[str]:
+    """The path and text of each grammar file `text` may `%import`, and of those they
+    import. Lark looks for `%import a.b` (module `a.b`, or `a` when `b` is the name
+    imported) as `a/b.lark` under its import paths (`roots`: the grammar's directory
+    and the bundled grammars'), then, for a relative `.a.b`, under the importing file's
+    directory (`base`). Every such file that exists is read, so that a change to any of
+    them makes a new key; a module found in none (Lark's own `common`) is covered by
+    Lark's version."""
+    found: list[str] = []
+    for m in re.finditer(_IMPORT, text, re.M):
+        parts = m.group(1).split(".")
+        for module in sorted({tuple(parts), tuple(parts[:-1])} - {()}):
+            for place in sorted({*roots, base}):
+                candidate = (place.joinpath(*module[:-1]) / f"{module[-1]}.lark").resolve()
+                if candidate in seen or not candidate.is_file():
+                    continue
+                seen.add(candidate)
+                try:
+                    imported = candidate.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    continue
+                found += [str(candidate), imported,
+                          *_imported_texts(imported, candidate.parent, roots, seen)]
+    return found
+
+
 # ---- what the rules must have ------------------------------------------------------------
 
-def _check_rules(rules: list[Any], text: str, path: Path) -> None:
-    names = {own_name(r.origin.name) for r in rules}
+def _check_rules(rules: Sequence[RuleRecord], text: str, path: Path) -> None:
+    names = {own_name(r.origin) for r in rules}
     for rule in ("block", "invoke"):
         if rule not in names:
             raise GrammarError(f"the grammar defines no rule {rule!r}, which the engine "
@@ -227,7 +276,7 @@ def _check_rules(rules: list[Any], text: str, path: Path) -> None:
 
 
 def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRoles,
-              rules: list[Any], text: str, path: Path) -> Builders:
+              rules: Sequence[RuleRecord], text: str, path: Path) -> Builders:
     attribute_name = next((n for n in terminals if own_name(n) == "ATTRIBUTE"), None)
     # An attribute starts after whitespace: the lookbehind keeps finditer from trying
     # (and backtracking) at every position of a long tag name.
@@ -257,7 +306,7 @@ def _name_at_tag(roles: BlockRoles, terminals: dict[str, TerminalSpec], build: B
         terminals[n].has_name or build.attribute is not None for n in roles.call_starts)
 
 
-def _openers(table: Table, terminals: dict[str, TerminalSpec], starts: list[str], text: str,
+def _openers(table: Table, terminals: dict[str, TerminalSpec], starts: Sequence[str], text: str,
              path: Path) -> tuple[tuple[TerminalSpec, ...], dict[str, str]]:
     opener_rule: dict[str, str] = {}
     for start in starts:
@@ -311,16 +360,6 @@ def _extends_a_match(dfa: DFA) -> bool:
     return any(final and successors[state] & live for state, final in enumerate(dfa.final))
 
 
-def _lark_cache(text: str, starts: list[str]) -> str | bool:
-    """Where Lark caches this grammar's tables: a file in toolparse's private cache
-    directory (Lark's own default is a predictable name in the shared temporary
-    directory, and the file is a pickle), or no cache when there is no such directory."""
-    directory = cache_dir()
-    if directory is None:
-        return False
-    return str(directory / f"lark_{cache_key('lark', text, ','.join(starts))}.pickle")
-
-
 def _check_states(grammar: Grammar, text: str, path: Path) -> None:
     """The state-by-state checks: runs that swallow tags, whitespace after the opener."""
     _check_atoms(grammar, text, path)
@@ -364,7 +403,7 @@ def _definition_line(text: str, name: str) -> int | None:
     return text.count("\n", 0, m.start()) + 1 if m else None
 
 
-def _grammar_error(e: LarkError, text: str, path: Path) -> GrammarError:
+def _grammar_error(e: Exception, text: str, path: Path) -> GrammarError:
     """A GrammarError naming the file, line and rule of a Lark failure; a conflict keeps
     Lark's whole message (the rules in conflict)."""
     message = str(e).strip()

@@ -28,9 +28,10 @@ Cost: one pass over the rules at load time.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from toolparse._dialect.records import RuleRecord, Symbol
 
 __all__ = ["BlockRoles", "block_roles", "own_name", "reachable", "reachable_children",
            "tokens_around"]
@@ -55,10 +56,10 @@ def own_name(name: str) -> str:
     return name.rsplit("__", 1)[-1] if not name.startswith("__") else name
 
 
-def _by_origin(rules: list[Any]) -> dict[str, list[list[Any]]]:
-    by_origin: dict[str, list[list[Any]]] = {}
+def _by_origin(rules: Sequence[RuleRecord]) -> dict[str, list[tuple[Symbol, ...]]]:
+    by_origin: dict[str, list[tuple[Symbol, ...]]] = {}
     for rule in rules:
-        by_origin.setdefault(rule.origin.name, []).append(list(rule.expansion))
+        by_origin.setdefault(rule.origin, []).append(rule.expansion)
     return by_origin
 
 
@@ -73,7 +74,7 @@ def _each_once(todo: list[str]) -> Iterator[str]:
             yield origin
 
 
-def _nullable(by_origin: dict[str, list[list[Any]]]) -> set[str]:
+def _nullable(by_origin: dict[str, list[tuple[Symbol, ...]]]) -> set[str]:
     """The rules that can match nothing (`key: TEXT*`), to a fixpoint."""
     found: set[str] = set()
     changed = True
@@ -91,11 +92,11 @@ def _nullable(by_origin: dict[str, list[list[Any]]]) -> set[str]:
 class _Edges:
     """First and last terminals of rules and of symbol sequences (FIRST/LAST sets)."""
 
-    def __init__(self, rules: list[Any]) -> None:
+    def __init__(self, rules: Sequence[RuleRecord]) -> None:
         self.by_origin = _by_origin(rules)
         self.nullable = _nullable(self.by_origin)
 
-    def of_sequence(self, symbols: Iterable[Any], last: bool) -> frozenset[str]:
+    def of_sequence(self, symbols: Iterable[Symbol], last: bool) -> frozenset[str]:
         """The terminals a sequence of symbols can start (or end) with."""
         ordered = list(symbols)
         found: set[str] = set()
@@ -142,7 +143,7 @@ class _Edges:
         return frozenset(found)
 
 
-def reachable(rules: list[Any], start: str) -> set[str]:
+def reachable(rules: Sequence[RuleRecord], start: str) -> set[str]:
     """Every symbol (rule and terminal names, own names) reachable from rule `start`."""
     by_origin = _by_origin(rules)
     todo = [origin for origin in by_origin if own_name(origin) == start]
@@ -158,7 +159,7 @@ def reachable(rules: list[Any], start: str) -> set[str]:
     return {own_name(name) for name in seen} | seen
 
 
-def reachable_children(rules: list[Any], rule: str, stop: Iterable[str]) -> set[str]:
+def reachable_children(rules: Sequence[RuleRecord], rule: str, stop: Iterable[str]) -> set[str]:
     """The symbols (Lark's names and own names) of `rule` itself and of the rules it
     inlines, not descending into the rules named in `stop` (the other contract rules)."""
     by_origin = _by_origin(rules)
@@ -176,7 +177,7 @@ def reachable_children(rules: list[Any], rule: str, stop: Iterable[str]) -> set[
     return found
 
 
-def tokens_around(rules: list[Any], rule: str, child: str) -> tuple[str, str] | None:
+def tokens_around(rules: Sequence[RuleRecord], rule: str, child: str) -> tuple[str, str] | None:
     """The terminals right before and right after rule `child` in rule `rule` (GLM's
     `<arg_key>` and `</arg_key>` around `key` in `param`), when every expansion that
     holds `child` agrees; else None."""
@@ -196,14 +197,14 @@ def tokens_around(rules: list[Any], rule: str, child: str) -> tuple[str, str] | 
     return found.pop() if len(found) == 1 else None
 
 
-def block_roles(rules: list[Any], built: Iterable[str]) -> BlockRoles:
-    """The roles of a loaded grammar's terminals (`rules`: Lark's `Lark.rules`;
+def block_roles(rules: Sequence[RuleRecord], built: Iterable[str]) -> BlockRoles:
+    """The roles of a loaded grammar's terminals (`rules`: Lark's rules, as records;
     `built`: the own names of the rules the engine builds from)."""
     sections = ("cdata", "nested_cdata")
     built = set(built)
     delimiters: set[str] = set()
     for rule in rules:
-        if own_name(rule.origin.name) in built and rule.expansion:
+        if own_name(rule.origin) in built and rule.expansion:
             for symbol in (rule.expansion[0], rule.expansion[-1]):
                 if symbol.is_term:
                     delimiters.add(symbol.name)

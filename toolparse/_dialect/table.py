@@ -15,9 +15,8 @@ Feeding T in B then changes nothing but the list on top of the value stack, so t
 driver appends T's value there and does no shift and no reduce: a value of any length
 costs one append per piece.
 
-Lark internals read (pinned by `lark>=1.3,<1.4`): `ParseTable.states` (state ->
-{symbol: (Shift | Reduce, argument)}), `start_states`, `end_states`, and the `Rule`
-objects (`origin.name`, `expansion`, `options.expand1`).
+The table and rules come as the plain records of `records.py` (read off Lark by
+`from_lark.py`, or from the cache), so this module never imports Lark.
 
 Cost: one dictionary look-up per action; memory: the table, once per dialect.
 """
@@ -28,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from lark.parsers.lalr_analysis import Shift
+from toolparse._dialect.records import LalrTable, RuleRecord
 
 __all__ = ["Driver", "Rejected", "Table", "flat", "read_table"]
 
@@ -79,22 +78,21 @@ class Table:
     """state -> the rule it reduces whatever comes next, or -1."""
 
 
-def read_table(parse_table: Any, lark_rules: Sequence[Any], terminals: frozenset[str]) -> Table:
-    """A `Table` from Lark's parse table and rules."""
-    index = {id(rule): n for n, rule in enumerate(lark_rules)}
-    infos = tuple(_rule_info(rule) for rule in lark_rules)
-    count = max(parse_table.states) + 1
+def read_table(lalr: LalrTable, rule_records: Sequence[RuleRecord],
+               terminals: frozenset[str]) -> Table:
+    """A `Table` from Lark's parse table and rules (as `records.py` holds them)."""
+    infos = tuple(_rule_info(rule) for rule in rule_records)
+    count = len(lalr.states)
     actions: list[dict[str, tuple[int, int]]] = [{} for _ in range(count)]
     gotos: list[dict[str, int]] = [{} for _ in range(count)]
-    for state, row in parse_table.states.items():
-        for symbol, (action, argument) in row.items():
+    for state, row in enumerate(lalr.states):
+        for symbol, action in row.items():
             if symbol in terminals or symbol == END:
-                actions[state][symbol] = ((SHIFT, argument) if action is Shift
-                                          else (REDUCE, index[id(argument)]))
+                actions[state][symbol] = action
             else:
-                gotos[state][symbol] = argument
-    table = Table(tuple(actions), tuple(gotos), infos, dict(parse_table.start_states),
-                  dict(parse_table.end_states), (), terminals)
+                gotos[state][symbol] = action[1]
+    table = Table(tuple(actions), tuple(gotos), infos, dict(lalr.start_states),
+                  dict(lalr.end_states), (), terminals)
     loops = tuple(_loop_tokens(table, state) for state in range(count))
     defaults = tuple(_default_reduction(actions[state], gotos[state]) for state in range(count))
     return Table(table.actions, table.gotos, infos, table.starts, table.ends, loops, terminals,
@@ -108,14 +106,13 @@ def _default_reduction(row: dict[str, tuple[int, int]], gotos: dict[str, int]) -
     return -1
 
 
-def _rule_info(rule: Any) -> RuleInfo:
-    origin = rule.origin.name
+def _rule_info(rule: RuleRecord) -> RuleInfo:
+    origin = rule.origin
     expansion = tuple(symbol.name for symbol in rule.expansion)
     own = origin.rsplit("__", 1)[-1] if not origin.startswith("__") else origin
     # Lark's `*`/`+` helpers and `_rules` inline into their parent; so do `?rules`.
     helper = origin.startswith("_") or own.startswith("_")
-    expand1 = bool(getattr(rule.options, "expand1", False))
-    return RuleInfo(origin=origin, length=len(expansion), flatten=helper or expand1,
+    return RuleInfo(origin=origin, length=len(expansion), flatten=helper or rule.expand1,
                     left_list=bool(expansion) and expansion[0] == origin, expansion=expansion)
 
 

@@ -1,0 +1,108 @@
+"""Lark, where toolparse still needs it: compiling a grammar file into records.
+
+The engine runs on its own table, driver and terminals (`records.py` says what they are
+built from); Lark builds them. This module is the only one that imports Lark for a
+dialect, and it is imported only when it is needed: on a cache miss of the loader
+(`grammar_record`), for `Grammar.lark` (`lark_parser`, for tools and tests that want
+Lark's own parser), and for the definitions repair reads (`string_pieces`).
+
+Lark internals read (pinned by `lark>=1.3,<1.4`): `Lark.lexer_conf.terminals` (name,
+`pattern.to_regexp()`, `pattern.flags`, `pattern.max_width`, `priority`, and a
+`PatternStr`'s `value`), `Lark.lexer_conf.ignore`, the `Rule`s of `Lark.rules`
+(`origin.name`, `expansion` symbols' `name` and `is_term`, `options.expand1`), and
+`Lark.parser.parser.parser.parse_table` (`states`: state -> {symbol: (Shift | Reduce,
+argument)}, `start_states`, `end_states`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import lark
+from lark.exceptions import LarkError
+from lark.lexer import PatternStr
+from lark.load_grammar import GrammarBuilder
+from lark.parsers.lalr_analysis import Shift
+
+from toolparse._dialect.records import GrammarRecord, LalrTable, RuleRecord, Symbol, TerminalRecord
+from toolparse._dialect.table import REDUCE, SHIFT
+from toolparse._syntax.files import cache_dir, cache_key, grammars_dir
+
+__all__ = ["LarkError", "grammar_record", "lark_parser", "string_pieces"]
+
+
+def lark_parser(text: str, path: Path, starts: Sequence[str]) -> lark.Lark:
+    """Lark's LALR parser of a grammar file (through Lark's cache). Raises LarkError,
+    or OSError when an `%import` cannot be read."""
+    return lark.Lark(
+        text, parser="lalr", lexer="contextual", strict=True, start=list(starts),
+        cache=_lark_cache(text, starts), source_path=str(path),
+        import_paths=[str(path.parent), str(grammars_dir())],
+    )
+
+
+def grammar_record(parser: lark.Lark) -> GrammarRecord:
+    """What the loader reads off a Lark parser, as plain records."""
+    rules = list(parser.rules)
+    return GrammarRecord(
+        terminals=tuple(_terminal(t) for t in parser.lexer_conf.terminals),
+        ignore=tuple(str(name) for name in parser.lexer_conf.ignore),
+        rules=tuple(_rule(rule) for rule in rules),
+        table=_table(parser.parser.parser.parser.parse_table, rules),
+    )
+
+
+def _terminal(terminal: Any) -> TerminalRecord:
+    pattern = terminal.pattern
+    return TerminalRecord(
+        name=str(terminal.name), regexp=pattern.to_regexp(),
+        flags=tuple(sorted(str(f) for f in pattern.flags)), priority=int(terminal.priority),
+        max_width=int(pattern.max_width),
+        literal=str(pattern.value) if isinstance(pattern, PatternStr) else None)
+
+
+def _rule(rule: Any) -> RuleRecord:
+    return RuleRecord(
+        origin=str(rule.origin.name),
+        expansion=tuple(Symbol(str(s.name), bool(s.is_term)) for s in rule.expansion),
+        expand1=bool(getattr(rule.options, "expand1", False)))
+
+
+def _table(parse_table: Any, rules: list[Any]) -> LalrTable:
+    index = {id(rule): n for n, rule in enumerate(rules)}
+    states: list[dict[str, tuple[int, int]]] = [{} for _ in range(max(parse_table.states) + 1)]
+    for state, row in parse_table.states.items():
+        for symbol, (action, argument) in row.items():
+            states[state][str(symbol)] = ((SHIFT, int(argument)) if action is Shift
+                                          else (REDUCE, index[id(argument)]))
+    return LalrTable(tuple(states), {str(k): int(v) for k, v in parse_table.start_states.items()},
+                     {str(k): int(v) for k, v in parse_table.end_states.items()})
+
+
+def string_pieces(text: str, path: Path, terminal: str) -> list[str]:
+    """The plain strings a terminal's definition is composed of, in order. The
+    definitions are read from the grammar's text (a compiled grammar keeps only
+    patterns; in a definition, the terminals it names are inlined); a flagged string
+    ("x"i) is not plain."""
+    builder = GrammarBuilder(import_paths=[str(path.parent), str(grammars_dir())])
+    builder.load_grammar(text, str(path))
+    definition = next((tree for term, (tree, _) in builder.build().term_defs
+                       if term == terminal), None)
+    if definition is None:
+        return []
+    return [ast.literal_eval(token.value) for token in definition.scan_values(
+        lambda v: isinstance(v, lark.Token) and v.type == "STRING")
+        if token.value.endswith('"')]
+
+
+def _lark_cache(text: str, starts: Sequence[str]) -> str | bool:
+    """Where Lark caches this grammar's tables: a file in toolparse's private cache
+    directory (Lark's own default is a predictable name in the shared temporary
+    directory, and the file is a pickle), or no cache when there is no such directory."""
+    directory = cache_dir()
+    if directory is None:
+        return False
+    return str(directory / f"lark_{cache_key('lark', text, ','.join(starts))}.pickle")
