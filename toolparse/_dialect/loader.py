@@ -26,7 +26,6 @@ dialect's boundary tokens out of its `param` rule (GLM's, for repair).
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from collections.abc import Sequence
@@ -154,6 +153,8 @@ def _bundled(name: str) -> Dialect:
         return Dialect(AUTO, None, grammars, "every bundled dialect at once, decided per "
                        "block by its first tags")
     if name not in available:
+        import difflib  # noqa: PLC0415  (only for a name that is not there)
+
         near = difflib.get_close_matches(name.lower(), [*available, AUTO], n=1, cutoff=0.6)
         hint = f"; did you mean {near[0]!r}?" if near else ""
         raise UnknownDialectError(

@@ -8,7 +8,6 @@ edit them. The packaged copy wins when both exist.
 from __future__ import annotations
 
 import functools
-import getpass
 import hashlib
 import marshal
 import os
@@ -80,6 +79,8 @@ def cache_dir() -> Path | None:
 
 
 def _user() -> str:
+    import getpass  # noqa: PLC0415  (only where there is no os.getuid)
+
     try:
         return getpass.getuser()
     except Exception:  # no user name in some containers
