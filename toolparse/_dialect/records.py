@@ -106,8 +106,7 @@ class GrammarRecord(NamedTuple):
         record = cls(
             terminals=tuple(_terminal(*entry) for entry in terminals),
             ignore=tuple(_str(name) for name in ignore),
-            rules=tuple(RuleRecord(_str(origin), tuple(Symbol(_str(n), _bool(t)) for n, t in symbols),
-                                   _bool(expand1)) for origin, expand1, symbols in rules),
+            rules=tuple(_rule(*entry) for entry in rules),
             table=LalrTable(tuple(_row(row) for row in states), _numbers(starts),
                             _numbers(ends)),
         )
@@ -120,6 +119,11 @@ def _terminal(name: Any, regexp: Any, flags: Any, priority: Any, max_width: Any,
     return TerminalRecord(_str(name), _str(regexp), tuple(_str(f) for f in flags),
                           _int(priority), _int(max_width),
                           None if literal is None else _str(literal))
+
+
+def _rule(origin: Any, expand1: Any, symbols: Any) -> RuleRecord:
+    return RuleRecord(_str(origin), tuple(Symbol(_str(name), _bool(is_term))
+                                          for name, is_term in symbols), _bool(expand1))
 
 
 def _row(row: Any) -> dict[str, tuple[int, int]]:
