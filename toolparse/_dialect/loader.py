@@ -223,9 +223,9 @@ def _compiled(text: str, path: Path, starts: tuple[str, ...]) -> GrammarRecord:
 
 
 def _cache_source(text: str, path: Path, starts: Sequence[str]) -> str:
-    """What the compiled grammar depends on besides Lark's version (which `cache_key`
-    adds): the layout of the records, the start rules, the text, and the text of every
-    file an `%import` may read."""
+    """What the compiled grammar depends on besides the installed Lark (which
+    `cache_key` stamps): the layout of the records, the start rules, the text, and the
+    text of every file an `%import` may read."""
     roots = (path.parent, grammars_dir())
     imported = _imported_texts(text, path.parent, roots, set()) if "%import" in text else []
     return "\0".join((f"records {FORMAT}", ",".join(starts), text, *imported))
