@@ -32,9 +32,11 @@ class Progress:
         # No monitor thread: the bar is redrawn as batches come back, and a process with
         # no other thread may fork its workers (`pool`).
         tqdm.tqdm.monitor_interval = 0
+        # The records count is on the bar from its first drawing: a scan shorter than
+        # tqdm's redraw interval shows only that one.
         self._bar = tqdm.tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024,
                               desc="scan", file=stream, leave=False, dynamic_ncols=True,
-                              smoothing=0.1)
+                              smoothing=0.1, postfix="0 records")
 
     @property
     def drawn(self) -> bool:
