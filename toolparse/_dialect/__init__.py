@@ -2,9 +2,13 @@
 
 - `dialect`: the public `Dialect` (one grammar file, or every bundled one for `auto`).
 - `loader`: reading a grammar file, with the checks the engine needs; the registry.
+- `from_lark`: the one module that imports Lark: compiling a grammar file on a cache
+  miss, read off into `records`.
+- `records`: what Lark compiles (terminals, rules, the LALR table) as plain records,
+  the form the warm start reads from the cache.
 - `header`: the `//! toolparse:` header (typing, value edges).
 - `grammar`: a grammar file compiled: its table, terminals, openers, roles, builders.
-- `table`: Lark's LALR table as dictionaries, and the driver that steps it.
+- `table`: the LALR table as dictionaries, and the driver that steps it.
 - `lexer`: the terminals compiled for streaming, one pattern per parser state.
 - `roles`: what each terminal does in a block, read from the rules.
 - `openers`: where a block can start, as one search pattern.
