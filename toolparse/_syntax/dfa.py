@@ -13,12 +13,13 @@ tens of milliseconds per pattern, loading almost nothing.
 from __future__ import annotations
 
 import functools
+import threading
 from dataclasses import dataclass
 from typing import Any
 
 from toolparse._syntax.files import cached_json
 
-__all__ = ["DFA", "compile_dfa", "dfa_for", "dfa_from_data", "dfa_to_data", "may_continue_into"]
+__all__ = ["DFA", "Union", "compile_dfa", "dfa_for", "dfa_from_data", "dfa_to_data", "may_continue_into"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,86 @@ class DFA:
             if final[state]:
                 return -2
         return state
+
+
+class Union:
+    """The union of several automata, one state for a tuple of theirs, built as it is
+    walked: a state's row is made the first time it is stepped from (`row`).
+
+    One look-up per character instead of one per part still alive. Made in full, the
+    union of the inline automata would be 1,600 states (an HTML comment and an e-mail
+    autolink stay alive together through long texts), too large to load at every
+    start; walked, it holds only what texts reached, and never more than that bound.
+    A state is final when a part is; -1 is dead (every part dead).
+    """
+
+    __slots__ = ("parts", "_ids", "_of", "_lock", "rows", "default", "final", "loops",
+                 "initial")
+
+    def __init__(self, parts: tuple[DFA, ...]) -> None:
+        self.parts = parts
+        self._ids: dict[tuple[int, ...], int] = {}
+        self._of: list[tuple[int, ...]] = []
+        """state -> the parts' states."""
+        self._lock = threading.Lock()  # parsers in threads share one union
+        self.rows: list[dict[str, int] | None] = []
+        """state -> its moves on the characters a part names (None until made)."""
+        self.default: list[int] = []
+        """state -> its move on any other character (once its row is made)."""
+        self.final: list[bool] = []
+        self.loops: list[str | None] = []
+        """state -> the characters that leave it, when every other one keeps it (as
+        `DFA.loops`; once its row is made)."""
+        self.initial = self.state(tuple(part.initial for part in parts))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Union:
+        return self  # what a state means never changes: a copied tracker shares it
+
+    def state(self, states: tuple[int, ...]) -> int:
+        """The union's state for the parts' `states` (-1: all dead)."""
+        if max(states) < 0:
+            return -1
+        n = self._ids.get(states)
+        if n is None:
+            with self._lock:
+                n = self._ids.get(states)
+                if n is None:
+                    n = len(self.rows)
+                    self._of.append(states)
+                    self.rows.append(None)
+                    self.default.append(-1)
+                    self.loops.append(None)
+                    self.final.append(any(s >= 0 and part.final[s]
+                                          for part, s in zip(self.parts, states)))
+                    self._ids[states] = n
+        return n
+
+    def row(self, n: int) -> dict[str, int]:
+        """State n's moves on the characters a part names (others: `default[n]`)."""
+        made = self.rows[n]
+        if made is not None:
+            return made
+        row = self._of[n]
+        parts = self.parts
+        chars = {ch for part, s in zip(parts, row) if s >= 0 for ch in part.table[s]}
+        moves = {ch: self.state(tuple(part.table[s].get(ch, part.default[s]) if s >= 0
+                                      else -1 for part, s in zip(parts, row)))
+                 for ch in chars}
+        other = self.state(tuple(part.default[s] if s >= 0 else -1
+                                 for part, s in zip(parts, row)))
+        with self._lock:
+            self.default[n] = other
+            self.loops[n] = ("".join(moves) if other == n and len(moves) <= 4
+                             and not self.final[n] else None)
+            self.rows[n] = moves  # last: a row that is not None is whole
+        return moves
+
+    def step(self, n: int, ch: str) -> int:
+        """The state after `ch` from state n."""
+        row = self.rows[n]
+        if row is None:
+            row = self.row(n)
+        return row.get(ch, self.default[n])
 
 
 def may_continue_into(a: DFA, b: DFA) -> bool:

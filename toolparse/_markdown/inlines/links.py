@@ -286,6 +286,11 @@ class DefinitionCandidate(Candidate):
                     return DEAD
         return super().step(ch)
 
+    def skip(self, text: str, i: int, n: int, stops: str) -> int:
+        if self.opening or self.in_label:
+            return i  # `step` reads the label: character by character
+        return super().skip(text, i, n, stops)
+
     def completed(self, s: InlineState, level: int) -> None:
         if not self.title:
             label = normalize_label("".join(self.label))

@@ -6,7 +6,10 @@ EMAIL_AUTOLINK.
 They compete with code spans: whichever starts first wins, so the backticks inside a
 complete tag that opened before them are no run. Whether `<...` is a complete tag is
 known only at its end (tags may span lines), so an unescaped `<` in the last view is a
-*candidate* stepped through the three automata (`views.py`). Two shortcuts keep prose
+*candidate* (`views.py`) stepped through the union of the three automata, one look-up
+per character (`TagCandidate`; the union is built as texts walk it, `dfa.Union`).
+Characters with no inline meaning are skipped over, for every candidate at once, and a
+quoted attribute value by one search for its closing quote. Two shortcuts keep prose
 with comparisons and generics cheap: a `<` that no tag can continue with the next
 character (`<<`, `< `, `<1`) is nothing, and one whose tag completes or fails before
 any character with an inline meaning is never followed (one bounded compiled match,
@@ -22,11 +25,12 @@ import re
 from dataclasses import dataclass
 
 from toolparse._markdown.inlines import links
-from toolparse._markdown.inlines.state import DEAD, MAX_CANDIDATES, Candidate, InlineState
+from toolparse._markdown.inlines.state import (
+    ALIVE, COMPLETE, DEAD, MAX_CANDIDATES, Candidate, InlineState, exit_search)
 from toolparse._markdown.inlines.views import push_candidate
 from toolparse._markdown import syntax as tuning
 from toolparse._markdown.syntax import INLINE_AUTOMATA, automata, syntax
-from toolparse._syntax.dfa import DFA
+from toolparse._syntax.dfa import Union
 
 __all__ = ["Patterns", "patterns", "tag_open", "dead_after", "dead_tags_only",
            "new_candidate", "TAG_WINDOW"]
@@ -63,18 +67,72 @@ def patterns() -> Patterns:
 
 
 @functools.cache
-def _opened(tag_open: str) -> tuple[tuple[DFA, ...], tuple[int, ...], int]:
-    """The inline automata, their states after `tag_open`, and how many are alive."""
-    dfas = automata().inline
-    states = tuple(d.table[d.initial].get(tag_open, d.default[d.initial]) for d in dfas)
-    return dfas, states, sum(s >= 0 for s in states)
+def _union() -> Union:
+    """The inline automata (raw HTML, URI and e-mail autolinks) as one, walked."""
+    return Union(automata().inline)
+
+
+class TagCandidate(Candidate):
+    """A `<` that may be a raw HTML tag or an autolink: one state of the union of
+    their automata (`states[0]`), one look-up per character."""
+
+    __slots__ = ("union",)
+
+    def __init__(self, union: Union, state: int) -> None:
+        super().__init__((), [state], 1)
+        self.union = union
+
+    def step(self, ch: str) -> int:
+        union = self.union
+        state = union.step(self.states[0], ch)
+        self.states[0] = state
+        if state < 0:
+            self.live = 0
+            return DEAD
+        if union.final[state]:
+            self.which = 0
+            return COMPLETE
+        return ALIVE
+
+    def skip(self, text: str, i: int, n: int, stops: str) -> int:
+        union = self.union
+        rows, default, final, loops = union.rows, union.default, union.final, union.loops
+        state = self.states[0]
+        while i < n:
+            row = rows[state]
+            if row is None:
+                row = union.row(state)
+            exits = loops[state]
+            if exits is not None:
+                # A state every other character keeps (a quoted value): jump to the
+                # next character that leaves it or has an inline meaning.
+                m = exit_search(exits + stops)(text, i, n)
+                if m is None:
+                    i = n
+                    break
+                i = m.start()
+            ch = text[i]
+            if ch in stops:
+                break
+            moved = row.get(ch, default[state])
+            if moved < 0 or final[moved]:
+                break
+            state = moved
+            i += 1
+        self.states[0] = state
+        return i
+
+    def skipped(self, before: list[int], text: str) -> None:
+        state = before[0]
+        for ch in text:
+            state = self.union.step(state, ch)
+        self.states[0] = state
 
 
 def new_candidate(tag_open: str) -> Candidate | None:
-    dfas, states, live = _opened(tag_open)
-    if not live:
-        return None
-    return Candidate(dfas, list(states), live)
+    union = _union()
+    state = union.step(union.initial, tag_open)
+    return TagCandidate(union, state) if state >= 0 else None
 
 
 @functools.cache
@@ -85,39 +143,6 @@ def dead_after(tag_open: str, ch: str) -> bool:
     return cand is None or cand.step(ch) == DEAD
 
 
-_Automaton = tuple[tuple[dict[str, int], ...], tuple[int, ...], tuple[bool, ...], int]
-
-
-@functools.cache
-def _after_tag_open(tag_open: str) -> tuple[_Automaton, ...]:
-    """The inline automata a `tag_open` leaves alive: (table, default, final, state)."""
-    out = []
-    for dfa in automata().inline:
-        state = dfa.table[dfa.initial].get(tag_open, dfa.default[dfa.initial])
-        if state >= 0:
-            out.append((dfa.table, dfa.default, dfa.final, state))
-    return tuple(out)
-
-
-def _one_ahead(automaton: _Automaton, text: str, k: int, n: int, stops: str) -> int:
-    """`_candidate_ahead` once a single automaton is left."""
-    table, default, final, state = automaton
-    while k < n:
-        ch = text[k]
-        if ch in stops:
-            if ch == "\r" or ch == "\n":
-                ch = "\n"
-            state = table[state].get(ch, default[state])
-            return k if state < 0 else -1
-        state = table[state].get(ch, default[state])
-        if state < 0:
-            return k
-        if final[state]:
-            return k + 1
-        k += 1
-    return -1
-
-
 def candidate_ahead(text: str, i: int, n: int, tag_open: str, stops: str) -> int:
     """Read ahead a candidate opened by the `tag_open` just before text[i], with no
     other candidate alive: if the automata decide it before any character whose
@@ -126,28 +151,25 @@ def candidate_ahead(text: str, i: int, n: int, tag_open: str, stops: str) -> int
     one that fails leaves the character that failed it to mean what it means without
     it. Returns where the scan goes on then (after the completing character, or at the
     failing one), else -1."""
-    live = _after_tag_open(tag_open)
+    union = _union()
+    rows, default, final = union.rows, union.default, union.final
+    state = union.step(union.initial, tag_open)
     k = i
     while k < n:
         ch = text[k]
-        stop = ch in stops
-        if stop and (ch == "\r" or ch == "\n"):
-            ch = "\n"  # as the line ending steps them
-        alive = []
-        for table, default, final, state in live:
-            state = table[state].get(ch, default[state])
-            if state >= 0:
-                if final[state]:
-                    return -1 if stop else k + 1
-                alive.append((table, default, final, state))
-        if not alive:
+        row = rows[state]
+        if row is None:
+            row = union.row(state)
+        if ch in stops:
+            if ch == "\r" or ch == "\n":
+                ch = "\n"  # as the line ending steps them
+            return k if row.get(ch, default[state]) < 0 else -1
+        state = row.get(ch, default[state])
+        if state < 0:
             return k
-        if stop:
-            return -1
+        if final[state]:
+            return k + 1
         k += 1
-        if len(alive) == 1:  # the common case after a few characters: one automaton
-            return _one_ahead(alive[0], text, k, n, stops)
-        live = tuple(alive)
     return -1
 
 
@@ -176,19 +198,14 @@ def _completes_at(text: str, i: int, end: int) -> bool:
     """Whether the candidate opened by the `tag_open` just before text[i] completes with
     text[end - 1], stepped as `Candidate.step` steps it (text[i:end] holds no line
     ending and no NUL)."""
-    live = _after_tag_open(syntax().tag_open)
+    union = _union()
+    state = union.step(union.initial, syntax().tag_open)
     for k in range(i, end):
-        ch = text[k]
-        alive = []
-        for table, default, final, state in live:
-            state = table[state].get(ch, default[state])
-            if state >= 0:
-                if final[state]:
-                    return k == end - 1
-                alive.append((table, default, final, state))
-        if not alive:
+        state = union.step(state, text[k])
+        if state < 0:
             return False
-        live = tuple(alive)
+        if union.final[state]:
+            return k == end - 1
     return False
 
 

@@ -21,7 +21,7 @@ from toolparse._markdown.inlines import code_span, links, raw_html
 from toolparse._markdown.inlines.state import (
     CODE_MARK, DEFS_NO, DEFS_YES, InlineState, Opener, Resolution)
 from toolparse._markdown.inlines.tickets import attach
-from toolparse._markdown.inlines.views import step_candidates
+from toolparse._markdown.inlines.views import skip_candidates, step_candidates
 from toolparse._markdown.syntax import Syntax, automata, syntax
 from toolparse._syntax.regexp import second_chars
 from toolparse._errors import GrammarError
@@ -320,9 +320,9 @@ def _slow(s: InlineState, text: str, i: int, n: int) -> int:
         if ch == "\n" or ch == "\r":
             return i
         cands = s.cands
-        if (len(cands) == 1 and cands[0].live == 1 and not s.run and not s.esc
-                and s.closed is None and not s.line_fresh and ch not in stops):
-            k = cands[0].skip(text, i, n, stops)
+        if (cands and not s.run and not s.esc and s.closed is None and not s.line_fresh
+                and ch not in stops):
+            k = skip_candidates(cands, text, i, n, stops)
             if k > i:
                 links.record(s, text[i:k])
                 s.last = text[k - 1]

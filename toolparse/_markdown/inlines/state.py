@@ -26,14 +26,17 @@ Bounds: the opener stack holds runs of distinct lengths (O(sqrt(paragraph))); at
 
 from __future__ import annotations
 
+import functools
+import re
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from toolparse._syntax.dfa import DFA
 
 __all__ = ["InlineState", "Opener", "BranchTicket", "Bracket", "Candidate",
            "ALIVE", "COMPLETE", "DEAD", "CODE_MARK", "MAX_CANDIDATES", "MAX_BRACKETS",
-           "LABEL_WINDOW", "DEFS_NO", "DEFS_YES", "Resolution"]
+           "LABEL_WINDOW", "DEFS_NO", "DEFS_YES", "Resolution", "exit_search"]
 
 Resolution = tuple[int, bool]
 
@@ -100,6 +103,12 @@ class BranchTicket:
         self.attach = attach
 
 
+@functools.cache
+def exit_search(chars: str) -> Callable[[str, int, int], re.Match[str] | None]:
+    """The search for the next of `chars` (a looping state's exits and the stops)."""
+    return re.compile("[" + re.escape(chars) + "]").search
+
+
 class Candidate:
     """Text that may still turn out to be one inline construct, stepped through its
     automata. Subclasses say what completing or failing changes (`links.py`)."""
@@ -133,15 +142,27 @@ class Candidate:
     def skip(self, text: str, i: int, n: int, stops: str) -> int:
         """With one automaton left alive, step it over text[i:n] while the characters
         have no inline meaning (none of `stops`) and leave it alive and incomplete,
-        which is all `step` would do with them; return where that stops."""
+        which is all `step` would do with them; return where that stops. (With more
+        alive, nothing is skipped: the characters go to `step`.)"""
         states = self.states
+        if self.live > 1:
+            return i
         k = 0
         while states[k] < 0:
             k += 1
         dfa = self.dfas[k]
-        table, default, final = dfa.table, dfa.default, dfa.final
+        table, default, final, loops = dfa.table, dfa.default, dfa.final, dfa.loops
         s = states[k]
         while i < n:
+            exits = loops[s]
+            if exits is not None:
+                # A state every other character keeps (a quoted value): jump to the
+                # next character that leaves it or has an inline meaning.
+                m = exit_search(exits + stops)(text, i, n)
+                if m is None:
+                    i = n
+                    break
+                i = m.start()
             ch = text[i]
             if ch in stops:
                 break
@@ -152,6 +173,14 @@ class Candidate:
             i += 1
         states[k] = s
         return i
+
+    def skipped(self, before: list[int], text: str) -> None:
+        """Set the automata to where `before` (their states) goes over `text`, which
+        neither completes nor kills the candidate (the end of another's skip)."""
+        states = [dfa.run(state, text) if state >= 0 else -1
+                  for dfa, state in zip(self.dfas, before)]
+        self.states[:] = states
+        self.live = sum(state >= 0 for state in states)
 
     def clone(self) -> Candidate:
         twin = object.__new__(type(self))

@@ -12,7 +12,8 @@ from toolparse._markdown.inlines.state import (
     COMPLETE, DEAD, MAX_CANDIDATES, Candidate, InlineState)
 from toolparse._markdown.inlines.tickets import settle_branch
 
-__all__ = ["push_candidate", "step_candidates", "complete", "fail_candidate", "room"]
+__all__ = ["push_candidate", "step_candidates", "skip_candidates", "complete",
+           "fail_candidate", "room"]
 
 
 def room(s: InlineState) -> bool:
@@ -44,6 +45,24 @@ def step_candidates(s: InlineState, ch: str) -> bool:
     if changed and s.branch:
         settle_branch(s)
     return False
+
+
+def skip_candidates(cands: list[Candidate], text: str, i: int, n: int, stops: str) -> int:
+    """Step every candidate over text[i:n] while the characters have no inline meaning
+    (none of `stops`) and none of them dies or completes, which is all
+    `step_candidates` would do with those characters; return where that stops."""
+    if len(cands) == 1:
+        return cands[0].skip(text, i, n, stops)
+    before = [list(cand.states) for cand in cands]
+    ends = []
+    k = n
+    for cand in cands:  # each stops where it must, or where an earlier one did
+        k = cand.skip(text, i, k, stops)
+        ends.append(k)
+    for cand, states, end in zip(cands, before, ends):
+        if end > k:  # it went past where another one stops: step it to there only
+            cand.skipped(states, text[i:k])
+    return k
 
 
 def complete(s: InlineState, j: int) -> None:
