@@ -133,3 +133,22 @@ def test_held_output_is_released_as_soon_as_it_is_decided() -> None:
     # The limit passed inside this chunk: the held block and the text are out now.
     assert joined(events).endswith("word " * 10) and not any(
         isinstance(e, toolparse.ToolCallBlock) for e in events)
+
+
+def test_the_plain_text_events_kept_for_repeated_chunks_stay_bounded() -> None:
+    # The fast path keeps the event of a short plain chunk for the next chunk of the same
+    # text (every parser shares them): equal events, never more than _PLAIN_KEPT of them,
+    # none for a long chunk.
+    from toolparse._stream import parser as engine
+
+    first = toolparse.StreamParser().feed("the ")
+    again = toolparse.StreamParser().feed("the ")
+    assert first == again == [toolparse.Text("the ")] and again[0].failure is None
+    feeder = toolparse.StreamParser()
+    for n in range(engine._PLAIN_KEPT + 100):
+        assert feeder.feed(f"w{n} ") == [toolparse.Text(f"w{n} ")]
+        assert len(engine._PLAIN_EVENTS) <= engine._PLAIN_KEPT
+    long_chunk = "y" * (engine._PLAIN_LENGTH + 1)
+    assert feeder.feed(long_chunk) == [toolparse.Text(long_chunk)]
+    assert long_chunk not in engine._PLAIN_EVENTS
+    assert joined(feeder.close()) == ""

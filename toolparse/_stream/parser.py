@@ -38,7 +38,9 @@ there (every held block becomes text). What waits between chunks is at most one 
 (`lexer.MAX_ATOM`) or the open capture, so memory is O(max_capture).
 
 The plain-text fast path (SCAN, nothing arriving, nothing held, no block-start
-character in the chunk) costs one search, one append and one event per chunk.
+character in the chunk) costs one search, one append and one event per chunk; the
+event of a short chunk is kept for the next chunk of the same text (`_PLAIN_EVENTS`:
+tokens repeat, and a `Text` is immutable), which halves the path's cost.
 """
 
 from __future__ import annotations
@@ -80,6 +82,29 @@ _set_text = Text.__dict__["text"].__set__
 _set_failure = Text.__dict__["failure"].__set__
 _NO_LIMIT: Final = 1 << 62
 _CLOSED: Final = Mode.CLOSED
+
+
+_PLAIN_EVENTS: Final[dict[str, Text]] = {}
+"""The plain-text events of short chunks, shared by every parser: a stream's chunks are
+mostly tokens, and tokens repeat (`Text` is immutable, so one event serves them all)."""
+_plain_events_get = _PLAIN_EVENTS.get
+_PLAIN_KEPT: Final = 4096
+"""How many events `_PLAIN_EVENTS` keeps at most (when full, it starts over)."""
+_PLAIN_LENGTH: Final = 16
+"""The longest chunk whose event is kept."""
+
+
+def _plain_event(chunk: str) -> Text:
+    """A new `Text` of plain `chunk` (without `__init__`: the fast path's cost), kept
+    for the next chunk of the same text when it is short."""
+    event = _new(Text)
+    _set_text(event, chunk)
+    _set_failure(event, None)
+    if len(chunk) <= _PLAIN_LENGTH:
+        if len(_PLAIN_EVENTS) >= _PLAIN_KEPT:
+            _PLAIN_EVENTS.clear()
+        _PLAIN_EVENTS[chunk] = event
+    return event
 
 
 def _absence_test(chars: str) -> Callable[[str], bool]:
@@ -237,9 +262,9 @@ class StreamParser:
                 self._md_queue.append(chunk)
                 if self._base > self._output.md_flush_at:
                     self._output.flush_md(self._base)
-                event = _new(Text)
-                _set_text(event, chunk)
-                _set_failure(event, None)
+                event = _plain_events_get(chunk)
+                if event is None:
+                    event = _plain_event(chunk)
                 return [event]
             run_list = self._run_list
             if run_list is not None:
