@@ -136,19 +136,19 @@ def test_held_output_is_released_as_soon_as_it_is_decided() -> None:
 
 
 def test_the_plain_text_events_kept_for_repeated_chunks_stay_bounded() -> None:
-    # The fast path keeps the event of a short plain chunk for the next chunk of the same
+    # The engine keeps the event of a short plain text for the next chunk of the same
     # text (every parser shares them): equal events, never more than _PLAIN_KEPT of them,
     # none for a long chunk.
-    from toolparse._stream import parser as engine
+    from toolparse._stream import output as engine
 
     first = toolparse.StreamParser().feed("the ")
     again = toolparse.StreamParser().feed("the ")
     assert first == again == [toolparse.Text("the ")] and again[0].failure is None
     feeder = toolparse.StreamParser()
-    for n in range(engine._PLAIN_KEPT + 100):
+    for n in range(engine.PLAIN_KEPT + 100):
         assert feeder.feed(f"w{n} ") == [toolparse.Text(f"w{n} ")]
-        assert len(engine._PLAIN_EVENTS) <= engine._PLAIN_KEPT
-    long_chunk = "y" * (engine._PLAIN_LENGTH + 1)
+        assert len(engine.PLAIN_EVENTS) <= engine.PLAIN_KEPT
+    long_chunk = "y" * (engine.PLAIN_LENGTH + 1)
     assert feeder.feed(long_chunk) == [toolparse.Text(long_chunk)]
-    assert long_chunk not in engine._PLAIN_EVENTS
+    assert long_chunk not in engine.PLAIN_EVENTS
     assert joined(feeder.close()) == ""

@@ -63,6 +63,11 @@ class Arriving:
                 return
         self.partial = partial
 
+    def stepped(self, dfa: DFA, state: int) -> None:
+        """The atom arriving is `dfa`'s, in `state` after the tail (found alive)."""
+        self.dfa = dfa
+        self.state = state
+
     def step(self, tail: str, chunk: str, room: int) -> int:
         """EXTENDS, DEAD or DECIDE for `chunk` arriving after `tail`. `room` is how long
         tail + chunk may grow before the open capture's limit (no capture: unbounded)."""

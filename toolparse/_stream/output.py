@@ -34,7 +34,7 @@ from toolparse._events import (
 from toolparse._markdown import Context, MarkdownTracker, Resolution
 from toolparse._stream.progress import Aborted, Delta, ProgressEvent, Started
 
-__all__ = ["MD_BATCH", "Output", "make_text"]
+__all__ = ["MD_BATCH", "Output", "make_text", "plain_text", "PLAIN_EVENTS"]
 
 MD_BATCH: Final = 1 << 16
 """Plain text is handed to the Markdown tracker in batches of about this many characters."""
@@ -50,6 +50,29 @@ def make_text(text: str, failure: BlockFailure | None = None) -> Text:
     event = _new(Text)
     _set_text(event, text)
     _set_failure(event, failure)
+    return event
+
+
+PLAIN_EVENTS: Final[dict[str, Text]] = {}
+"""The plain-text events of short texts, shared by every parser: a stream's chunks are
+mostly tokens, and tokens repeat (`Text` is immutable, so one event serves them all)."""
+PLAIN_KEPT: Final = 4096
+"""How many events `PLAIN_EVENTS` keeps at most (when full, it starts over)."""
+PLAIN_LENGTH: Final = 16
+"""The longest text whose event is kept."""
+
+
+def plain_text(text: str) -> Text:
+    """The `Text` event of plain `text`: kept in `PLAIN_EVENTS` when short."""
+    event = PLAIN_EVENTS.get(text)
+    if event is None:
+        event = _new(Text)
+        _set_text(event, text)
+        _set_failure(event, None)
+        if len(text) <= PLAIN_LENGTH:
+            if len(PLAIN_EVENTS) >= PLAIN_KEPT:
+                PLAIN_EVENTS.clear()
+            PLAIN_EVENTS[text] = event
     return event
 
 
@@ -205,7 +228,7 @@ class Output:
             return []
         self.ready = []
         if len(ready) == 1 and type(ready[0]) is str:   # the common case: one piece of text
-            return [make_text(ready[0])]
+            return [plain_text(ready[0])]
         events: list[StreamEvent] = []
         pending: list[str] = []
         for item in ready:

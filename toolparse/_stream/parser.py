@@ -39,8 +39,9 @@ there (every held block becomes text). What waits between chunks is at most one 
 
 The plain-text fast path (SCAN, nothing arriving, nothing held, no block-start
 character in the chunk) costs one search, one append and one event per chunk; the
-event of a short chunk is kept for the next chunk of the same text (`_PLAIN_EVENTS`:
-tokens repeat, and a `Text` is immutable), which halves the path's cost.
+event of a short chunk is kept for the next chunk of the same text
+(`output.PLAIN_EVENTS`: tokens repeat, and a `Text` is immutable), which halves the
+path's cost.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.contest import Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
 from toolparse._stream.options import check_max_capture, checked_ids
-from toolparse._stream.output import Output, PendingBlock
+from toolparse._stream.output import PLAIN_EVENTS, Output, PendingBlock, plain_text
 from toolparse._stream.progress import Call, CallProgress
 from toolparse._stream.scan import Opener, scan
 from toolparse._stream.skip import ENDED, OPEN, FailedSpan, log_failure
@@ -77,34 +78,9 @@ __all__ = ["StreamParser", "DEFAULT_MAX_CAPTURE"]
 DEFAULT_MAX_CAPTURE: Final = 1 << 20
 """Default `max_capture`: 1 MiB of characters."""
 
-_new = object.__new__
-_set_text = Text.__dict__["text"].__set__
-_set_failure = Text.__dict__["failure"].__set__
+_plain_events_get = PLAIN_EVENTS.get
 _NO_LIMIT: Final = 1 << 62
 _CLOSED: Final = Mode.CLOSED
-
-
-_PLAIN_EVENTS: Final[dict[str, Text]] = {}
-"""The plain-text events of short chunks, shared by every parser: a stream's chunks are
-mostly tokens, and tokens repeat (`Text` is immutable, so one event serves them all)."""
-_plain_events_get = _PLAIN_EVENTS.get
-_PLAIN_KEPT: Final = 4096
-"""How many events `_PLAIN_EVENTS` keeps at most (when full, it starts over)."""
-_PLAIN_LENGTH: Final = 16
-"""The longest chunk whose event is kept."""
-
-
-def _plain_event(chunk: str) -> Text:
-    """A new `Text` of plain `chunk` (without `__init__`: the fast path's cost), kept
-    for the next chunk of the same text when it is short."""
-    event = _new(Text)
-    _set_text(event, chunk)
-    _set_failure(event, None)
-    if len(chunk) <= _PLAIN_LENGTH:
-        if len(_PLAIN_EVENTS) >= _PLAIN_KEPT:
-            _PLAIN_EVENTS.clear()
-        _PLAIN_EVENTS[chunk] = event
-    return event
 
 
 def _absence_test(chars: str) -> Callable[[str], bool]:
@@ -165,7 +141,7 @@ class StreamParser:
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_absent", "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
-        "_run_parts", "_incremental", "_starts", "_contest", "_streaming",
+        "_run_parts", "_incremental", "_starts", "_contest", "_streaming", "_take",
     )
 
     def __init__(self, dialect: str | Dialect = "deepseek", *,
@@ -194,6 +170,11 @@ class StreamParser:
         self._max_capture = max_capture
         self._output = Output(max_capture)
         self._md_queue = self._output.md_queue   # the same list: the fast path appends
+        # The events made certain so far. The list holds StreamEvents only when the parser
+        # was made with incremental=True; feed() keeps the narrower type the ordinary
+        # parser gives, which is what most callers match on (the incremental docstring
+        # says what else may come).
+        self._take = cast("Callable[[], list[Event]]", self._output.take)
         self._mode = Mode.SCAN
         self._tail = ""
         """Text not decided yet: a token still arriving (see `_arriving`)."""
@@ -264,7 +245,7 @@ class StreamParser:
                     self._output.flush_md(self._base)
                 event = _plain_events_get(chunk)
                 if event is None:
-                    event = _plain_event(chunk)
+                    event = plain_text(chunk)
                 return [event]
             run_list = self._run_list
             if run_list is not None:
@@ -438,12 +419,6 @@ class StreamParser:
     def _quiet(self) -> bool:
         """SCAN, nothing arriving, nothing held: plain text can go out at once."""
         return self._mode is Mode.SCAN and not self._tail and not self._output.waiting
-
-    def _take(self) -> list[Event]:
-        # The list holds StreamEvents only when the parser was made with incremental=True;
-        # feed() keeps the narrower type the ordinary parser gives, which is what most callers
-        # match on (the incremental docstring says what else may come).
-        return cast("list[Event]", self._output.take())
 
     def _plain_text(self, text: str) -> list[Event]:
         self._tail = ""

@@ -58,11 +58,15 @@ def scan(starts: BlockStarts, output: Output, arriving: Arriving, text: str, pos
         if not final:
             # Before it, only the last MAX_ATOM characters can hold a tag that is
             # still arriving (`<tool_` at the end of the chunk).
-            hold = _arriving_opener(starts, text, max(pos, end - MAX_ATOM + 1), min(at, end))
+            hold, state = _arriving_opener(starts, text, max(pos, end - MAX_ATOM + 1),
+                                           min(at, end))
             if hold >= 0:
                 if hold > pos:
                     output.text(text[pos:hold], base + pos)
-                arriving.atom(starts.dfa, starts.probe.match, text, hold)
+                if starts.dfa is not None and state >= 0:
+                    arriving.stepped(starts.dfa, state)
+                else:
+                    arriving.atom(starts.dfa, starts.probe.match, text, hold)
                 return hold, True, None
         if at > pos:
             output.text(text[pos:at], base + pos)
@@ -87,9 +91,11 @@ def scan(starts: BlockStarts, output: Output, arriving: Arriving, text: str, pos
     return pos, False, None
 
 
-def _arriving_opener(starts: BlockStarts, text: str, start: int, stop: int) -> int:
+def _arriving_opener(starts: BlockStarts, text: str, start: int, stop: int
+                     ) -> tuple[int, int]:
     """The first position in text[start:stop] where a block start could still be
-    arriving (a prefix of one reaching the end of the text), or -1."""
+    arriving (a prefix of one reaching the end of the text), or -1; and the state of
+    the block starts' automaton after it (-1 without one)."""
     end = len(text)
     dfa = starts.dfa
     for candidate in starts.start_search.finditer(text, start, stop + 1):
@@ -98,10 +104,11 @@ def _arriving_opener(starts: BlockStarts, text: str, start: int, stop: int) -> i
             break
         if dfa is not None:
             # Alive to the end without completing: a prefix of a block start.
-            if dfa.advance(dfa.initial, text[at:end]) >= 0:
-                return at
+            state = dfa.advance(dfa.initial, text[at:end])
+            if state >= 0:
+                return at, state
             continue
         m = starts.probe.match(text, at, end, partial=True)
         if m is not None and m.partial:
-            return at
-    return -1
+            return at, -1
+    return -1, -1
