@@ -116,3 +116,30 @@ def test_g5_only_a_possible_tag_or_an_open_block_is_held(text: str, points: list
         assert seen.startswith(emitted)
         held = seen[len(emitted):]
         assert held == "" or held.startswith("<")
+
+
+# Text dense with `<` and block-start prefixes (no quotes: a held prefix then holds no
+# second `<`), with whole blocks among them.
+lt_text = st.lists(st.sampled_from(
+    ["<", "<<", "<<<<", "<tool_", "<tool_calls", "<｜DSML｜", "<｜DSML｜tool_calls", "<|DSML|",
+     "<invok", "x", " ", "\n", "a<b", WELL_FORMED[0], WELL_FORMED[2]]), max_size=30).map("".join)
+
+
+@given(lt_text, cuts)
+def test_g5_after_dead_prefixes_only_the_last_one_waits(text: str, points: list[float]) -> None:
+    # A `<` that can no longer start a block goes out in the feed that made that
+    # certain, whatever comes after it: what waits is one prefix, from its `<`. And
+    # the blocks among them are found under every chunking.
+    parser = toolparse.StreamParser()
+    seen = emitted = ""
+    events: list[toolparse.Event] = []
+    for chunk in split_at_fractions(text, points):
+        seen += chunk
+        out = parser.feed(chunk)
+        events += out
+        emitted += joined(out)
+        held = seen[len(emitted):]
+        assert seen.startswith(emitted) and (held == "" or held[0] == "<")
+        assert held.count("<") <= 1 or held.startswith(("<tool_calls>", "<｜DSML｜tool_calls>"))
+    events += parser.close()
+    assert shape(events) == shape(toolparse.parse(text).events)

@@ -67,6 +67,7 @@ class Arriving:
         """The atom arriving is `dfa`'s, in `state` after the tail (found alive)."""
         self.dfa = dfa
         self.state = state
+        self.partial = None
 
     def step(self, tail: str, chunk: str, room: int) -> int:
         """EXTENDS, DEAD or DECIDE for `chunk` arriving after `tail`. `room` is how long

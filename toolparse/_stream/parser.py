@@ -359,17 +359,48 @@ class StreamParser:
                 # The chunk only extends the token arriving at the end of the tail.
                 self._tail += chunk
                 return []
-            if (verdict == DEAD and self._mode is Mode.SCAN and not self._output.waiting
-                    and self._opener_absent(chunk) and self._opener_absent(self._tail[1:])):
-                # It was no tag after all (`<div`, `a < b`), and nothing else in the
-                # text can start one: all of it is plain text, at once.
-                return self._plain_text(self._tail + chunk)
+            if verdict == DEAD and self._mode is Mode.SCAN and not self._output.waiting:
+                if self._opener_absent(chunk) and self._opener_absent(self._tail[1:]):
+                    # It was no tag after all (`<div`, `a < b`), and nothing else in the
+                    # text can start one: all of it is plain text, at once.
+                    return self._plain_text(self._tail + chunk)
+                text = self._tail + chunk
+                at = self._arriving_at_end(text, len(self._tail))
+                if at >= 0:
+                    # No tag either, but the chunk ends in the start of one (`<` after
+                    # `<`): the text before it is plain.
+                    self._output.text(text[:at], self._base)
+                    self._base += at
+                    self._tail = text[at:]
+                    return self._take()
         self._process(self._tail + chunk, final=False)
         self._plain = (self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting and bool(self._opener_char))
         if self._capture is not None:
             self._note_capture(self._capture)
         return self._take()
+
+    def _arriving_at_end(self, text: str, chunk_at: int) -> int:
+        """Where a block start is arriving at the end of `text` (the dead tail, then the
+        chunk from `chunk_at`) from the chunk's last block-start character, when no
+        other position of the text can begin one; else -1. Sets the arriving state."""
+        starts = self._starts
+        dfa = starts.dfa
+        if dfa is None or not self._opener_char:
+            return -1
+        at = text.rfind(self._opener_char, chunk_at)
+        if at < 0 or len(text) - at >= min(MAX_ATOM, self._limit - self._base - at):
+            return -1
+        # Every other position: no block-start character followed by one that can come
+        # second (the tail's first is dead: the verdict).
+        m = starts.start_search.search(text, 1, at + 1)
+        if m is not None and m.start() < at:
+            return -1
+        state = dfa.advance(dfa.initial, text[at:])
+        if state < 0:
+            return -1
+        self._arriving.stepped(dfa, state)
+        return at
 
     def _checked(self, chunk: Any) -> str:
         """The chunk as a plain str; raises for a chunk of another type or a closed parser."""
