@@ -177,7 +177,10 @@ class Capture:
             else:
                 spec, token_end = settle(lexer, m, text, pos, stop, hard)
                 if token_end == NEED_MORE and spec is not None:
-                    arriving.atom(spec.dfa, spec.partial.match, text, pos)
+                    # (With an automaton, the partial matcher is never needed: the
+                    # automaton found the atom alive.)
+                    dfa = spec.dfa
+                    arriving.atom(dfa, spec.partial.match if dfa is None else None, text, pos)
                     return pos, WAITING
                 if spec is None:
                     return pos, self._cut_off(lexer, text, pos, stop, limit, base, hard)
