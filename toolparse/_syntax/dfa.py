@@ -44,6 +44,10 @@ class DFA:
     def __deepcopy__(self, memo: dict[int, Any]) -> DFA:
         return self  # immutable tables: a copied tracker shares them
 
+    def row(self, n: int) -> dict[str, int]:
+        """State n's moves on the characters it names (as `Union.row`)."""
+        return self.table[n]
+
     def run(self, state: int, text: str) -> int:
         """The state after `text` from `state`, or -1 once no match is possible."""
         table, default = self.table, self.default
@@ -77,7 +81,7 @@ class Union:
     A state is final when a part is; -1 is dead (every part dead).
     """
 
-    __slots__ = ("parts", "_ids", "_of", "_lock", "rows", "default", "final", "loops",
+    __slots__ = ("parts", "_ids", "_of", "_lock", "table", "default", "final", "loops",
                  "initial")
 
     def __init__(self, parts: tuple[DFA, ...]) -> None:
@@ -86,7 +90,7 @@ class Union:
         self._of: list[tuple[int, ...]] = []
         """state -> the parts' states."""
         self._lock = threading.Lock()  # parsers in threads share one union
-        self.rows: list[dict[str, int] | None] = []
+        self.table: list[dict[str, int] | None] = []
         """state -> its moves on the characters a part names (None until made)."""
         self.default: list[int] = []
         """state -> its move on any other character (once its row is made)."""
@@ -108,9 +112,9 @@ class Union:
             with self._lock:
                 n = self._ids.get(states)
                 if n is None:
-                    n = len(self.rows)
+                    n = len(self.table)
                     self._of.append(states)
-                    self.rows.append(None)
+                    self.table.append(None)
                     self.default.append(-1)
                     self.loops.append(None)
                     self.final.append(any(s >= 0 and part.final[s]
@@ -120,7 +124,7 @@ class Union:
 
     def row(self, n: int) -> dict[str, int]:
         """State n's moves on the characters a part names (others: `default[n]`)."""
-        made = self.rows[n]
+        made = self.table[n]
         if made is not None:
             return made
         row = self._of[n]
@@ -135,12 +139,12 @@ class Union:
             self.default[n] = other
             self.loops[n] = ("".join(moves) if other == n and len(moves) <= 4
                              and not self.final[n] else None)
-            self.rows[n] = moves  # last: a row that is not None is whole
+            self.table[n] = moves  # last: a row that is not None is whole
         return moves
 
     def step(self, n: int, ch: str) -> int:
         """The state after `ch` from state n."""
-        row = self.rows[n]
+        row = self.table[n]
         if row is None:
             row = self.row(n)
         return row.get(ch, self.default[n])

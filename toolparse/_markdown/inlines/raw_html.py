@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from toolparse._markdown.inlines import links
 from toolparse._markdown.inlines.state import (
-    ALIVE, COMPLETE, DEAD, MAX_CANDIDATES, Candidate, InlineState, exit_search)
+    ALIVE, COMPLETE, DEAD, MAX_CANDIDATES, Candidate, InlineState, skip_states)
 from toolparse._markdown.inlines.views import push_candidate
 from toolparse._markdown import syntax as tuning
 from toolparse._markdown.syntax import INLINE_AUTOMATA, automata, syntax
@@ -95,31 +95,7 @@ class TagCandidate(Candidate):
         return ALIVE
 
     def skip(self, text: str, i: int, n: int, stops: str) -> int:
-        union = self.union
-        rows, default, final, loops = union.rows, union.default, union.final, union.loops
-        state = self.states[0]
-        while i < n:
-            row = rows[state]
-            if row is None:
-                row = union.row(state)
-            exits = loops[state]
-            if exits is not None:
-                # A state every other character keeps (a quoted value): jump to the
-                # next character that leaves it or has an inline meaning.
-                m = exit_search(exits + stops)(text, i, n)
-                if m is None:
-                    i = n
-                    break
-                i = m.start()
-            ch = text[i]
-            if ch in stops:
-                break
-            moved = row.get(ch, default[state])
-            if moved < 0 or final[moved]:
-                break
-            state = moved
-            i += 1
-        self.states[0] = state
+        i, self.states[0] = skip_states(self.union, self.states[0], text, i, n, stops)
         return i
 
     def skipped(self, before: list[int], text: str) -> None:
@@ -152,7 +128,7 @@ def candidate_ahead(text: str, i: int, n: int, tag_open: str, stops: str) -> int
     it. Returns where the scan goes on then (after the completing character, or at the
     failing one), else -1."""
     union = _union()
-    rows, default, final = union.rows, union.default, union.final
+    rows, default, final = union.table, union.default, union.final
     state = union.step(union.initial, tag_open)
     k = i
     while k < n:

@@ -32,11 +32,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from toolparse._syntax.dfa import DFA
+from toolparse._syntax.dfa import DFA, Union
 
 __all__ = ["InlineState", "Opener", "BranchTicket", "Bracket", "Candidate",
            "ALIVE", "COMPLETE", "DEAD", "CODE_MARK", "MAX_CANDIDATES", "MAX_BRACKETS",
-           "LABEL_WINDOW", "DEFS_NO", "DEFS_YES", "Resolution", "exit_search"]
+           "LABEL_WINDOW", "DEFS_NO", "DEFS_YES", "Resolution", "skip_states"]
 
 Resolution = tuple[int, bool]
 
@@ -104,9 +104,38 @@ class BranchTicket:
 
 
 @functools.cache
-def exit_search(chars: str) -> Callable[[str, int, int], re.Match[str] | None]:
+def _exit_search(chars: str) -> Callable[[str, int, int], re.Match[str] | None]:
     """The search for the next of `chars` (a looping state's exits and the stops)."""
     return re.compile("[" + re.escape(chars) + "]").search
+
+
+def skip_states(auto: DFA | Union, state: int, text: str, i: int, n: int, stops: str
+                ) -> tuple[int, int]:
+    """Step `auto` from `state` over text[i:n] while the characters have no inline
+    meaning (none of `stops`) and it neither dies nor completes: (where that stops, the
+    state there)."""
+    table, default, final, loops = auto.table, auto.default, auto.final, auto.loops
+    while i < n:
+        row = table[state]
+        if row is None:
+            row = auto.row(state)
+        exits = loops[state]
+        if exits is not None:
+            # A state every other character keeps (a quoted value): jump to the next
+            # character that leaves it or has an inline meaning.
+            m = _exit_search(exits + stops)(text, i, n)
+            if m is None:
+                return n, state
+            i = m.start()
+        ch = text[i]
+        if ch in stops:
+            break
+        moved = row.get(ch, default[state])
+        if moved < 0 or final[moved]:
+            break
+        state = moved
+        i += 1
+    return i, state
 
 
 class Candidate:
@@ -150,28 +179,7 @@ class Candidate:
         k = 0
         while states[k] < 0:
             k += 1
-        dfa = self.dfas[k]
-        table, default, final, loops = dfa.table, dfa.default, dfa.final, dfa.loops
-        s = states[k]
-        while i < n:
-            exits = loops[s]
-            if exits is not None:
-                # A state every other character keeps (a quoted value): jump to the
-                # next character that leaves it or has an inline meaning.
-                m = exit_search(exits + stops)(text, i, n)
-                if m is None:
-                    i = n
-                    break
-                i = m.start()
-            ch = text[i]
-            if ch in stops:
-                break
-            t = table[s].get(ch, default[s])
-            if t < 0 or final[t]:
-                break
-            s = t
-            i += 1
-        states[k] = s
+        i, states[k] = skip_states(self.dfas[k], states[k], text, i, n, stops)
         return i
 
     def skipped(self, before: list[int], text: str) -> None:
