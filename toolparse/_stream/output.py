@@ -64,15 +64,14 @@ PLAIN_LENGTH: Final = 16
 
 def plain_text(text: str) -> Text:
     """The `Text` event of plain `text`: kept in `PLAIN_EVENTS` when short."""
+    if len(text) > PLAIN_LENGTH:
+        return make_text(text)  # (not hashed: a long text is rarely seen twice)
     event = PLAIN_EVENTS.get(text)
     if event is None:
-        event = _new(Text)
-        _set_text(event, text)
-        _set_failure(event, None)
-        if len(text) <= PLAIN_LENGTH:
-            if len(PLAIN_EVENTS) >= PLAIN_KEPT:
-                PLAIN_EVENTS.clear()
-            PLAIN_EVENTS[text] = event
+        event = make_text(text)
+        if len(PLAIN_EVENTS) >= PLAIN_KEPT:
+            PLAIN_EVENTS.clear()
+        PLAIN_EVENTS[text] = event
     return event
 
 
