@@ -36,7 +36,8 @@ import regex
 from toolparse._syntax.dfa import DFA, dfa_for, may_continue_into
 from toolparse._syntax.regexp import first_chars, partial_pattern
 
-__all__ = ["MAX_ATOM", "NEED_MORE", "StateLexer", "TerminalSpec", "next_token", "settle"]
+__all__ = ["MAX_ATOM", "NEED_MORE", "StateLexer", "TerminalSpec", "next_token", "settle",
+           "settle_state"]
 
 MAX_ATOM: Final = 1024
 """The longest an atom (a tag, a marker) may be. A longer one does not match."""
@@ -226,47 +227,59 @@ def next_token(lexer: StateLexer, text: str, pos: int, end: int, final: bool
 def settle(lexer: StateLexer, m: re.Match[str] | None, text: str, pos: int, end: int,
            final: bool) -> tuple[TerminalSpec | None, int]:
     """`next_token` for `m`, the state's alternation matched at `text[pos:end]`."""
-    if m is None or m.end() == pos:
-        if not final:
-            arriving = _arriving(lexer.candidates, text, pos, end)
-            if arriving is not None:
-                return arriving, NEED_MORE
-        return None, pos
-    spec = lexer.by_group[m.lastindex or 0]
-    if spec is None:  # pragma: no cover - every alternative is one outer group
-        return None, pos
-    token_end = m.end()
-    if not spec.is_run and token_end - pos > MAX_ATOM:
-        return _bounded(lexer, text, pos, end, final)
-    if not final and end - pos <= MAX_ATOM:
-        if spec.has_lookahead and token_end == end:
-            return spec, NEED_MORE
-        earlier = lexer.earlier_atoms[spec.name]
-        if earlier:
-            beaten = _arriving(earlier, text, pos, end)
-            if beaten is not None:
-                return beaten, NEED_MORE
+    spec, token_end, _ = settle_state(lexer, m, text, pos, end, final)
     return spec, token_end
 
 
+def settle_state(lexer: StateLexer, m: re.Match[str] | None, text: str, pos: int, end: int,
+                 final: bool) -> tuple[TerminalSpec | None, int, int]:
+    """`settle`, and for a token still arriving (NEED_MORE) whose automaton found it
+    alive, the automaton's state after text[pos:end] (else -1): the caller need not
+    walk the text again to remember it."""
+    if m is None or m.end() == pos:
+        if not final:
+            arriving, state = _arriving(lexer.candidates, text, pos, end)
+            if arriving is not None:
+                return arriving, NEED_MORE, state
+        return None, pos, -1
+    spec = lexer.by_group[m.lastindex or 0]
+    if spec is None:  # pragma: no cover - every alternative is one outer group
+        return None, pos, -1
+    token_end = m.end()
+    if not spec.is_run and token_end - pos > MAX_ATOM:
+        spec, token_end = _bounded(lexer, text, pos, end, final)
+        return spec, token_end, -1
+    if not final and end - pos <= MAX_ATOM:
+        if spec.has_lookahead and token_end == end:
+            return spec, NEED_MORE, -1
+        earlier = lexer.earlier_atoms[spec.name]
+        if earlier:
+            beaten, state = _arriving(earlier, text, pos, end)
+            if beaten is not None:
+                return beaten, NEED_MORE, state
+    return spec, token_end, -1
+
+
 def _arriving(candidates: Iterable[TerminalSpec], text: str, pos: int, end: int
-              ) -> TerminalSpec | None:
-    """The first candidate that text[pos:end] is a proper prefix of a match of."""
+              ) -> tuple[TerminalSpec | None, int]:
+    """The first candidate that text[pos:end] is a proper prefix of a match of, and its
+    automaton's state after it (-1 when it has none)."""
     if end - pos >= MAX_ATOM:
-        return None
+        return None, -1
     first = text[pos] if pos < end else ""
     for spec in candidates:
         if spec.is_run or (spec.starts is not None and first and first not in spec.starts):
             continue
         dfa = spec.dfa
         if dfa is not None:
-            if dfa.advance(dfa.initial, text[pos:end]) >= 0:
-                return spec
+            state = dfa.advance(dfa.initial, text[pos:end])
+            if state >= 0:
+                return spec, state
             continue
         p = spec.partial.match(text, pos, end, partial=True)
         if p is not None and p.partial:
-            return spec
-    return None
+            return spec, -1
+    return None, -1
 
 
 def _bounded(lexer: StateLexer, text: str, pos: int, end: int, final: bool
@@ -279,7 +292,7 @@ def _bounded(lexer: StateLexer, text: str, pos: int, end: int, final: bool
         if m is not None and m.end() > pos:
             return spec, m.end()
         if not final and not spec.is_run and end < pos + MAX_ATOM:
-            if _arriving((spec,), text, pos, end) is not None:
+            if _arriving((spec,), text, pos, end)[0] is not None:
                 return spec, NEED_MORE
     return None, pos
 

@@ -28,7 +28,8 @@ from typing import Any, Final
 
 from toolparse._dialect.build import BlockRejected, RawCall
 from toolparse._dialect.grammar import Grammar
-from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, TerminalSpec, next_token, settle
+from toolparse._dialect.lexer import (
+    MAX_ATOM, NEED_MORE, TerminalSpec, next_token, settle_state)
 from toolparse._dialect.table import Driver, Rejected, Tag
 from toolparse._stream.arriving import Arriving
 from toolparse._stream.progress import CallProgress
@@ -175,12 +176,13 @@ class Capture:
                     ) and (hard or stop - pos > MAX_ATOM or spec.name not in lexer.careful):
                 pass
             else:
-                spec, token_end = settle(lexer, m, text, pos, stop, hard)
+                spec, token_end, state = settle_state(lexer, m, text, pos, stop, hard)
                 if token_end == NEED_MORE and spec is not None:
-                    # (With an automaton, the partial matcher is never needed: the
-                    # automaton found the atom alive.)
                     dfa = spec.dfa
-                    arriving.atom(dfa, spec.partial.match if dfa is None else None, text, pos)
+                    if dfa is not None and state >= 0:  # (its automaton found it alive)
+                        arriving.stepped(dfa, state)
+                    else:
+                        arriving.atom(dfa, spec.partial.match, text, pos)
                     return pos, WAITING
                 if spec is None:
                     return pos, self._cut_off(lexer, text, pos, stop, limit, base, hard)
