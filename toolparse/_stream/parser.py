@@ -373,7 +373,21 @@ class StreamParser:
                     self._base += at
                     self._tail = text[at:]
                     return self._take()
-        self._process(self._tail + chunk, final=False)
+        text = self._tail + chunk
+        capture = self._capture
+        if capture is not None and self._mode is Mode.CAPTURE:
+            # Inside a block: straight to its lexer (`_run` does the same, and takes the
+            # rest of the text once the block has ended).
+            self._arriving.clear()
+            pos, waiting = self._lex(text, 0, self._base, False)
+            self._base += pos
+            if waiting:
+                self._tail = text[pos:]
+                self._note_capture(capture)
+                return self._take()
+            self._tail = ""
+            text = text[pos:]
+        self._process(text, final=False)
         self._plain = (self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting and bool(self._opener_char))
         if self._capture is not None:
