@@ -178,11 +178,7 @@ class Capture:
             else:
                 spec, token_end, state = settle_state(lexer, m, text, pos, stop, hard)
                 if token_end == NEED_MORE and spec is not None:
-                    dfa = spec.dfa
-                    if dfa is not None and state >= 0:  # (its automaton found it alive)
-                        arriving.stepped(dfa, state)
-                    else:
-                        arriving.atom(dfa, spec.partial.match, text, pos)
+                    _remember(arriving, spec, state, text, pos)
                     return pos, WAITING
                 if spec is None:
                     return pos, self._cut_off(lexer, text, pos, stop, limit, base, hard)
@@ -249,3 +245,13 @@ class Capture:
         self.depth = self.driver.open_values(self.grammar.roles.section_opens)
         self.forget_run()
         return FAILED
+
+
+def _remember(arriving: Arriving, spec: TerminalSpec, state: int, text: str, pos: int) -> None:
+    """text[pos:] is `spec`'s atom still arriving: remember how to test the next chunk
+    (`state`: its automaton's state after it, when the automaton found it alive)."""
+    dfa = spec.dfa
+    if dfa is not None and state >= 0:
+        arriving.stepped(dfa, state)
+    else:
+        arriving.atom(dfa, spec.partial.match, text, pos)

@@ -360,19 +360,9 @@ class StreamParser:
                 self._tail += chunk
                 return []
             if verdict == DEAD and self._mode is Mode.SCAN and not self._output.waiting:
-                if self._opener_absent(chunk) and self._opener_absent(self._tail[1:]):
-                    # It was no tag after all (`<div`, `a < b`), and nothing else in the
-                    # text can start one: all of it is plain text, at once.
-                    return self._plain_text(self._tail + chunk)
-                text = self._tail + chunk
-                at = self._arriving_at_end(text, len(self._tail))
-                if at >= 0:
-                    # No tag either, but the chunk ends in the start of one (`<` after
-                    # `<`): the text before it is plain.
-                    self._output.text(text[:at], self._base)
-                    self._base += at
-                    self._tail = text[at:]
-                    return self._take()
+                events = self._after_dead_tail(chunk)
+                if events is not None:
+                    return events
         text = self._tail + chunk
         capture = self._capture
         if capture is not None and self._mode is Mode.CAPTURE:
@@ -392,6 +382,24 @@ class StreamParser:
                        and not self._output.waiting and bool(self._opener_char))
         if self._capture is not None:
             self._note_capture(self._capture)
+        return self._take()
+
+    def _after_dead_tail(self, chunk: str) -> list[Event] | None:
+        """SCAN, nothing held, and the tag arriving in the tail died with `chunk`: the
+        events, when that is all that needs deciding; else None (the mode loop)."""
+        if self._opener_absent(chunk) and self._opener_absent(self._tail[1:]):
+            # It was no tag after all (`<div`, `a < b`), and nothing else in the text
+            # can start one: all of it is plain text, at once.
+            return self._plain_text(self._tail + chunk)
+        text = self._tail + chunk
+        at = self._arriving_at_end(text, len(self._tail))
+        if at < 0:
+            return None
+        # No tag either, but the chunk ends in the start of one (`<` after `<`): the
+        # text before it is plain.
+        self._output.text(text[:at], self._base)
+        self._base += at
+        self._tail = text[at:]
         return self._take()
 
     def _arriving_at_end(self, text: str, chunk_at: int) -> int:
