@@ -38,8 +38,8 @@ class DFA:
     def __post_init__(self) -> None:
         if not self.loops:
             object.__setattr__(self, "loops", tuple(
-                "".join(row) if self.default[n] == n and len(row) <= 4 and not self.final[n]
-                else None for n, row in enumerate(self.table)))
+                _exits(n, row, self.default[n], self.final[n])
+                for n, row in enumerate(self.table)))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> DFA:
         return self  # immutable tables: a copied tracker shares them
@@ -68,6 +68,12 @@ class DFA:
             if final[state]:
                 return -2
         return state
+
+
+def _exits(n: int, row: dict[str, int], default: int, final: bool) -> str | None:
+    """`DFA.loops` of state n: the few characters that leave it, when every other one
+    keeps it there; else None."""
+    return "".join(row) if default == n and len(row) <= 4 and not final else None
 
 
 class Union:
@@ -137,8 +143,7 @@ class Union:
                                  for part, s in zip(parts, row)))
         with self._lock:
             self.default[n] = other
-            self.loops[n] = ("".join(moves) if other == n and len(moves) <= 4
-                             and not self.final[n] else None)
+            self.loops[n] = _exits(n, moves, other, self.final[n])
             self.table[n] = moves  # last: a row that is not None is whole
         return moves
 
