@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import toolparse
 from toolparse._dialect.lexer import NEED_MORE, next_token
 from toolparse._dialect.table import Driver, Rejected
-from toolparse.corpus import bundled_corpus, find_cases
+from toolparse.corpus import bundled_corpus, find_cases, random_chunks
 
 lark = pytest.importorskip("lark")
 
@@ -121,3 +121,36 @@ def test_the_driver_takes_generated_sequences_as_lark_does(
             term = pool[pick % len(pool)]
             if not pair.feed(term, "x"):
                 break
+
+
+class _StateIndexed(tuple):  # type: ignore[type-arg]
+    """A state-indexed table that refuses an index that is no state (a negative one:
+    a value read from the wrong variable, which Python would quietly wrap around)."""
+
+    def __getitem__(self, state: Any) -> Any:
+        if not isinstance(state, int) or state < 0:
+            raise AssertionError(f"state table read at {state!r}")
+        return tuple.__getitem__(self, state)
+
+
+def test_the_capture_reads_the_loop_tokens_of_the_state_it_is_in(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Capture.lex asks whether a token only extends the list of the driver's current
+    # state (`loops[state]`). A lexing result stored under the same name once made it
+    # read `loops[-1]`, another state's set, and which set that is depends on how Lark
+    # numbered the states: here any index that is no state fails at once, on every
+    # corpus case, whole and in random chunks.
+    original = Driver.__init__
+
+    def strict_init(self: Driver, *args: Any) -> None:
+        original(self, *args)
+        self.loops = _StateIndexed(self.loops)
+
+    monkeypatch.setattr(Driver, "__init__", strict_init)
+    for case in find_cases(bundled_corpus()):
+        for chunks in ([case.text], random_chunks(case.text, seed=len(case.text)),
+                       list(case.text)):
+            parser = toolparse.StreamParser(case.dialect, tools=case.tools)
+            for chunk in chunks:
+                parser.feed(chunk)
+            parser.close()

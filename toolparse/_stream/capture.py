@@ -176,9 +176,9 @@ class Capture:
                     ) and (hard or stop - pos > MAX_ATOM or spec.name not in lexer.careful):
                 pass
             else:
-                spec, token_end, state = settle_state(lexer, m, text, pos, stop, hard)
+                spec, token_end, atom_state = settle_state(lexer, m, text, pos, stop, hard)
                 if token_end == NEED_MORE and spec is not None:
-                    _remember(arriving, spec, state, text, pos)
+                    _remember(arriving, spec, atom_state, text, pos)
                     return pos, WAITING
                 if spec is None:
                     return pos, self._cut_off(lexer, text, pos, stop, limit, base, hard)
