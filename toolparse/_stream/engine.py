@@ -1,0 +1,624 @@
+"""The stream engine: chunks in, text and tool-call block events out (sans-I/O).
+
+`StreamParser` (`parser.py`) is the public face: it checks the options and hands
+`feed` and `close` straight to this module's `Engine`, which does the work (and which
+the compiled build compiles, docs/performance.md, "The compiled build").
+
+Theory of operation
+-------------------
+The engine keeps the text that is not decided yet (its *tail*) and moves between
+the modes of `modes.py`:
+
+SCAN     Outside any block (`scan.py`): plain text goes out at once, and to the
+         Markdown tracker; a block-start tag outside code opens a capture.
+CAPTURE  Inside a block (`capture.py`): tokens go one by one into Lark's interactive
+         LALR parser as chunks arrive; the Markdown tracker sees nothing (SPEC G3a).
+         When the parser can accept the end, the block is complete: one
+         `ToolCallBlock` with its exact raw text. A token the parser rejects (or text no
+         terminal matches, or a Transformer refusal, or the capture limit, or the end
+         of the stream) fails the block (SPEC 3.2, G4):
+         - before any call tag was accepted (a prose mention), its text up to that
+           token goes out as one `Text` with its `failure`, and scanning resumes at
+           that token;
+         - after one was (broken calls), the failed span runs on in SKIP mode.
+SKIP     A failed block's span (`skip.py`) runs to the next block close (included),
+         the next block open (not included) or the end of the stream, and goes out as
+         one `Text` with its failure; no call of it runs, none starts inside it.
+UNDECIDED The same, for a block whose tag came after an unmatched backtick run: the
+         text after it waits while a fork of the Markdown tracker reads ahead
+         (`undecided.py`); in code, the block is plain text and the waiting text is
+         scanned again; outside code, it is a SKIP span.
+
+Two kinds of waiting, under two names:
+
+- a token still *arriving* at the end of the text (`arriving.py`): the tail waits, and
+  the next chunk costs a cheap test unless it completes or breaks that token;
+- *held output* (`output.py`): output waiting on a Markdown ticket (SPEC 4.3).
+
+Bounds (SPEC G6, G7). Every character is lexed once in its mode, plus once more by the
+Markdown tracker if a failed block releases it. A capture longer than `max_capture`
+fails at exactly `start + max_capture`; held output longer than `max_capture` gives up
+there (every held block becomes text). What waits between chunks is at most one atom
+(`lexer.MAX_ATOM`) or the open capture, so memory is O(max_capture).
+
+The plain-text fast path (SCAN, nothing arriving, nothing held, no block-start
+character in the chunk) costs one search, one append and one event per chunk; the
+event of a short chunk is kept for the next chunk of the same text
+(`output.PLAIN_EVENTS`: tokens repeat, and a `Text` is immutable), which halves the
+path's cost.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from collections.abc import Callable
+from typing import Any, Final, cast
+
+from toolparse._calls import CallPolicy, build_calls
+from toolparse._dialect import Dialect
+from toolparse._errors import ChunkTypeError, StreamClosedError
+from toolparse._events import BlockFailure, Event, Text, ToolCallBlock
+from toolparse._dialect.grammar import Grammar
+from toolparse._dialect.lexer import MAX_ATOM, TerminalSpec
+from toolparse._stream.arriving import DEAD, DECIDE, EXTENDS, Arriving
+from toolparse._stream.capture import COMPLETE, WAITING, Capture
+from toolparse._stream.contest import Contest, Entrant, entrant_openers
+from toolparse._stream.modes import Mode, Move, next_mode
+from toolparse._stream.output import PLAIN_EVENTS, Output, PendingBlock, plain_text
+from toolparse._stream.progress import Call, CallProgress
+from toolparse._stream.scan import Opener, scan
+from toolparse._stream.skip import ENDED, OPEN, FailedSpan, log_failure
+from toolparse._stream.undecided import Undecided
+
+__all__ = ["Engine"]
+
+_plain_events_get = PLAIN_EVENTS.get
+_NO_LIMIT: Final = 1 << 62
+_CLOSED: Final = Mode.CLOSED
+
+
+def _absence_test(chars: str) -> Callable[[str], bool]:
+    """A function telling that a chunk holds none of `chars` (the fast path's test)."""
+    if len(chars) == 1:
+        def absent(chunk: str) -> bool:
+            return chars not in chunk
+        return absent
+    search = re.compile("[" + re.escape(chars) + "]").search
+
+    def absent_any(chunk: str) -> bool:
+        return search(chunk) is None
+    return absent_any
+
+
+class Engine:
+    """The engine behind one `StreamParser` (see the module's docstring)."""
+
+    __slots__ = (
+        "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
+        "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
+        "_opener_absent", "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
+        "_run_parts", "_incremental", "_starts", "_contest", "_streaming", "_take",
+    )
+
+    def __init__(self, dialect: Dialect, max_capture: int, policy: CallPolicy | None,
+                 new_id: Callable[[], str], incremental: bool) -> None:
+        """The options as `StreamParser` checked them (`policy`: None without tools)."""
+        self._incremental = incremental
+        self._dialect = dialect
+        self._grammar = self._dialect._grammars[0]
+        """The grammar of the block in hand (under `auto`, the one chosen for it)."""
+        self._starts = self._dialect._starts
+        """What SCAN searches for: every grammar's block starts."""
+        self._contest: Contest | None = None
+        """In CHOOSING mode: the grammars reading a block-start tag they all open."""
+        self._policy = policy
+        self._new_id = new_id
+        self._max_capture = max_capture
+        self._output = Output(max_capture)
+        self._md_queue = self._output.md_queue   # the same list: the fast path appends
+        # The events made certain so far. The list holds StreamEvents only when the parser
+        # was made with incremental=True; feed() keeps the narrower type the ordinary
+        # parser gives, which is what most callers match on (the incremental docstring
+        # says what else may come).
+        self._take = cast("Callable[[], list[Event]]", self._output.take)
+        self._mode = Mode.SCAN
+        self._tail = ""
+        """Text not decided yet: a token still arriving (see `_arriving`)."""
+        self._base = 0
+        """Stream offset of `_tail[0]`."""
+        self._capture: Capture | None = None
+        self._span: FailedSpan | None = None
+        """In SKIP mode: the failed span waiting for its end."""
+        self._undecided: Undecided | None = None
+        """In UNDECIDED mode: the failed block waiting on its Markdown ticket."""
+        self._limit = _NO_LIMIT
+        """Stream offset where the open capture must end (no capture: far away)."""
+        self._arriving = Arriving()
+        self._run_list: list[Any] | None = None
+        """Inside a value: the list a chunk that only continues its run is appended to
+        (with `_run_stops`, the characters that end the run, and `_run_parts`, the
+        block's text); None otherwise."""
+        self._run_stops = ""
+        self._run_parts: list[str] = []
+        self._streaming: CallProgress | None = None
+        """With incremental events, when the chunks `_run_list` takes are the text of the
+        value being streamed: the progress that streams them (`CallProgress.more`)."""
+        chars = "".join(sorted(self._starts.chars))
+        self._opener_absent = _absence_test(chars)
+        # The fast path tests one character with `in`; a dialect whose blocks can start
+        # with several characters tests them all with one search, at the top of _feed.
+        self._opener_char = chars if len(chars) == 1 else ""
+        self._plain = bool(self._opener_char)
+        """True when the one-character fast path applies: SCAN, nothing arriving, nothing
+        held (`_quiet()` says the same for any dialect)."""
+
+    # ---- what StreamParser hands over -------------------------------------------------
+
+    def dialect(self) -> Dialect:
+        return self._dialect
+
+    def saw_tool_syntax(self) -> bool:
+        return self._output.saw_tool_syntax
+
+    def feed(self, chunk: object) -> list[Event]:
+        """`StreamParser.feed`. `chunk` may be anything: a chunk that is no str is
+        refused with a `ChunkTypeError` (`_checked`), never by the compiled build's own
+        argument check."""
+        if type(chunk) is str:
+            if self._plain and self._opener_char not in chunk:
+                # Plain text, nothing open, nothing held: one test, one append, one event.
+                if not chunk:
+                    return []
+                self._base += len(chunk)
+                self._md_queue.append(chunk)
+                if self._base > self._output.md_flush_at:
+                    self._output.flush_md(self._base)
+                event = _plain_events_get(chunk)
+                if event is None:
+                    event = plain_text(chunk)
+                return [event]
+            run_list = self._run_list
+            if run_list is not None:
+                # Inside a value: a chunk without the run's stop characters only
+                # continues it (Capture.extend, inlined for the hot path).
+                for stop in self._run_stops:
+                    if stop in chunk:
+                        break
+                else:
+                    if self._base + len(chunk) <= self._limit:
+                        run_list.append(chunk)
+                        self._run_parts.append(chunk)
+                        self._base += len(chunk)
+                        streaming = self._streaming
+                        if streaming is None or not streaming.more(run_list):
+                            return []
+                        return self._streamed(streaming)
+            elif self._tail:
+                verdict = self._steps(chunk)
+                if verdict == EXTENDS:
+                    return []
+                return self._feed(chunk, verdict)
+        return self._feed(chunk)
+
+    def _steps(self, chunk: str) -> int | None:
+        """A tag is arriving: step its automaton over `chunk` (Arriving.step, inlined
+        for the hot path). EXTENDS (the chunk only extends it: taken), DEAD or DECIDE;
+        None when this path cannot tell (no automaton, or a size limit)."""
+        arriving = self._arriving
+        dfa = arriving.dfa
+        if dfa is None:
+            return None
+        size = len(self._tail) + len(chunk)
+        if size >= MAX_ATOM or size >= self._limit - self._base:
+            return None
+        state = arriving.state
+        exits = dfa.loops[state]
+        if exits is not None:
+            for char in exits:
+                if char in chunk:
+                    break
+            else:
+                self._tail += chunk
+                return EXTENDS
+        table, default, final = dfa.table, dfa.default, dfa.final
+        for char in chunk:
+            state = table[state].get(char, default[state])
+            if state < 0:
+                return DEAD
+            if final[state]:
+                return DECIDE
+        arriving.state = state
+        self._tail += chunk
+        return EXTENDS
+
+    def close(self) -> list[Event]:
+        """`StreamParser.close`."""
+        if self._mode is Mode.CLOSED:
+            raise StreamClosedError("close() called twice")
+        self._plain = False
+        self._process(self._tail, final=True)
+        if self._span is not None:  # the end of the stream ends a failed span
+            self._span.finish(self._output)
+            self._end_span()
+        self._mode = next_mode(self._mode, Move.CLOSE)
+        self._output.finish(self._base)
+        return self._take()
+
+    # ---- the loop ----------------------------------------------------------------------
+
+    def _feed(self, chunk: object, verdict: int | None = None) -> list[Event]:
+        """`feed` beyond its fast paths; `verdict`: what `_steps` found of the chunk
+        after the arriving tail, when it could tell."""
+        if type(chunk) is not str or self._mode is _CLOSED:
+            chunk = self._checked(chunk)
+        self._run_list = None
+        if not self._tail and chunk:
+            capture = self._capture
+            if capture is not None:
+                if capture.extend(chunk, self._base):
+                    # Inside a value: the chunk only continues the run it is in.
+                    self._base += len(chunk)
+                    if capture.progress is None:
+                        return []
+                    self._progress(capture)
+                    return self._take()
+            elif not self._opener_char and self._quiet() and self._opener_absent(chunk):
+                return self._plain_text(chunk)
+        if chunk and self._tail:
+            if verdict is None:
+                verdict = self._arriving.step(self._tail, chunk, self._limit - self._base)
+            if verdict == EXTENDS:
+                # The chunk only extends the token arriving at the end of the tail.
+                self._tail += chunk
+                return []
+            if verdict == DEAD and self._mode is Mode.SCAN and not self._output.waiting:
+                events = self._after_dead_tail(chunk)
+                if events is not None:
+                    return events
+        text = self._tail + chunk
+        capture = self._capture
+        if capture is not None and self._mode is Mode.CAPTURE:
+            # Inside a block: straight to its lexer (`_run` does the same, and takes the
+            # rest of the text once the block has ended).
+            self._arriving.clear()
+            pos, waiting = self._lex(text, 0, self._base, False)
+            self._base += pos
+            if waiting:
+                self._tail = text[pos:]
+                self._note_capture(capture)
+                return self._take()
+            self._tail = ""
+            text = text[pos:]
+        self._process(text, final=False)
+        self._plain = (self._mode is Mode.SCAN and not self._tail
+                       and not self._output.waiting and bool(self._opener_char))
+        if self._capture is not None:
+            self._note_capture(self._capture)
+        return self._take()
+
+    def _after_dead_tail(self, chunk: str) -> list[Event] | None:
+        """SCAN, nothing held, and the tag arriving in the tail died with `chunk`: the
+        events, when that is all that needs deciding; else None (the mode loop)."""
+        if self._opener_absent(chunk) and self._opener_absent(self._tail[1:]):
+            # It was no tag after all (`<div`, `a < b`), and nothing else in the text
+            # can start one: all of it is plain text, at once.
+            return self._plain_text(self._tail + chunk)
+        text = self._tail + chunk
+        at = self._arriving_at_end(text, len(self._tail))
+        if at < 0:
+            return None
+        # No tag either, but the chunk ends in the start of one (`<` after `<`): the
+        # text before it is plain.
+        self._output.text(text[:at], self._base)
+        self._base += at
+        self._tail = text[at:]
+        return self._take()
+
+    def _arriving_at_end(self, text: str, chunk_at: int) -> int:
+        """Where a block start is arriving at the end of `text` (the dead tail, then the
+        chunk from `chunk_at`) from the chunk's last block-start character, when no
+        other position of the text can begin one; else -1. Sets the arriving state."""
+        starts = self._starts
+        dfa = starts.dfa
+        if dfa is None or not self._opener_char:
+            return -1
+        at = text.rfind(self._opener_char, chunk_at)
+        if at < 0 or len(text) - at >= min(MAX_ATOM, self._limit - self._base - at):
+            return -1
+        # Every other position: no block-start character followed by one that can come
+        # second (the tail's first is dead: the verdict).
+        m = starts.start_search.search(text, 1, at + 1)
+        if m is not None and m.start() < at:
+            return -1
+        state = dfa.advance(dfa.initial, text[at:])
+        if state < 0:
+            return -1
+        self._arriving.stepped(dfa, state)
+        return at
+
+    def _checked(self, chunk: object) -> str:
+        """The chunk as a plain str; raises for a chunk of another type or a closed parser."""
+        if not isinstance(chunk, str):
+            raise ChunkTypeError(
+                f"feed() takes a str chunk, not {type(chunk).__name__}"
+                + (" (decode bytes first)" if isinstance(chunk, (bytes, bytearray)) else ""))
+        if self._mode is _CLOSED:
+            raise StreamClosedError("feed() called after close(); start a new StreamParser")
+        return chunk if type(chunk) is str else str(chunk)
+
+    def _note_capture(self, capture: Capture) -> None:
+        """After a chunk inside a block: its incremental events, and the run the next
+        chunk may only continue (for `feed`'s fast path)."""
+        progress = capture.progress
+        if progress is not None:
+            self._progress(capture)
+        if not self._tail and capture.run_list is not None:
+            self._run_list = capture.run_list
+            self._run_stops = capture.run_stops
+            self._run_parts = capture.parts
+            self._streaming = (progress if progress is not None
+                               and progress.follows(capture.run_list) else None)
+
+    def _progress(self, capture: Capture) -> None:
+        """After a chunk, with incremental events: what became certain of the open
+        block's calls goes out, unless its opening tag may be in code (then it waits
+        with the block)."""
+        progress = capture.progress
+        if progress is not None:
+            progress.look(capture.driver)
+            if capture.ticket < 0:
+                self._output.progress(progress.take())
+
+    def _streamed(self, progress: CallProgress) -> list[Event]:
+        """The fast path streamed a piece of a value: it goes out unless the block's tag
+        may be in code (then it waits with the block)."""
+        capture = self._capture
+        if capture is None or capture.ticket >= 0:
+            return []
+        self._output.progress(progress.take())
+        return self._take()
+
+    def _quiet(self) -> bool:
+        """SCAN, nothing arriving, nothing held: plain text can go out at once."""
+        return self._mode is Mode.SCAN and not self._tail and not self._output.waiting
+
+    def _plain_text(self, text: str) -> list[Event]:
+        self._tail = ""
+        self._arriving.clear()
+        self._output.text(text, self._base)
+        self._base += len(text)
+        self._plain = bool(self._opener_char)
+        return self._take()
+
+    def _process(self, text: str, final: bool) -> None:
+        """Run the modes over `text` (the tail and the new chunk) as far as it goes; a
+        decided UNDECIDED block gives back its waiting text, which runs again."""
+        replay: str | None = text
+        while replay is not None:
+            replay = self._run(replay, final)
+
+    def _run(self, text: str, final: bool) -> str | None:
+        self._arriving.clear()
+        pos = 0
+        end = len(text)
+        base = self._base
+        while True:
+            mode = self._mode
+            if mode is Mode.CAPTURE:
+                pos, waiting = self._lex(text, pos, base, final)
+            elif mode is Mode.SKIP:
+                pos, waiting = self._skip(text, pos, base, final)
+            elif mode is Mode.UNDECIDED or mode is Mode.CHOOSING:
+                rest = text[pos:]
+                replay = self._wait(rest, final) if mode is Mode.UNDECIDED else self._choose(rest, final)
+                if replay is not None:
+                    return replay
+                pos, waiting = end, False
+            else:
+                pos, waiting, opener = scan(self._starts, self._output, self._arriving,
+                                            text, pos, base, final)
+                if opener is not None:
+                    pos = self._open(opener, text, base)
+            # At the end of the stream every open mode must run once more to its end
+            # (a block opened by the last characters of a replayed text included).
+            if waiting or (pos >= end and not (final and self._mode is not Mode.SCAN)):
+                break
+        self._tail = text[pos:]
+        self._base = base + pos
+        return None
+
+    def _open(self, opener: Opener, text: str, base: int) -> int:
+        """Open a capture at the opener; returns where scanning goes on. An opening tag
+        that does not fit within the capture limit alone is text. Under `auto`, a tag
+        that several grammars open starts a contest among them (CHOOSING)."""
+        at, token_end = opener.at, opener.end
+        start = base + at
+        limit = start + self._max_capture
+        held_limit = self._output.held_limit
+        if held_limit >= 0:
+            limit = min(limit, held_limit)
+        if start + (token_end - at) > limit:
+            self._output.text(text[at:at + 1], start)
+            return at + 1
+        token = text[at:token_end]
+        grammars = self._dialect._grammars
+        openers = (entrant_openers(grammars, token) if len(grammars) > 1
+                   else [(self._grammar, opener.spec)])
+        if len(openers) > 1:
+            entrants = [Entrant(Capture(grammar, grammar.opener_rule[spec.name], start,
+                                        opener.ticket, limit), spec, token)
+                        for grammar, spec in openers]
+            self._contest = Contest(entrants, start, token)
+            self._mode = next_mode(self._mode, Move.CONTEST)
+            return token_end
+        grammar, spec = openers[0]
+        if self._begin(grammar, spec, token, start, opener.ticket, limit):
+            self._mode = next_mode(self._mode, Move.OPEN)
+        return token_end
+
+    def _begin(self, grammar: Grammar, spec: TerminalSpec, token: str, start: int,
+               ticket: int, limit: int) -> bool:
+        """The capture of a block of `grammar` that `token` opens; False when the tag
+        is a call tag without a name: no call starts, and the tag is a failed block."""
+        self._grammar = grammar
+        progress = (CallProgress(grammar, checked=self._policy is not None,
+                                 new_id=self._new_id, block_start=start, held=ticket >= 0)
+                    if self._incremental else None)
+        capture = Capture(grammar, grammar.opener_rule[spec.name], start, ticket, limit,
+                          progress)
+        if not capture.open(spec, token):
+            self._fail(token, capture)
+            return False
+        self._capture = capture
+        self._limit = limit
+        return True
+
+    def _choose(self, text: str, final: bool) -> str | None:
+        """CHOOSING: read `text` in every contending grammar; once one is chosen, its
+        capture goes on (or ends, as it already did) and the held text after the point
+        it reached is returned to run again (from `self._base`)."""
+        contest = self._contest
+        if contest is None:  # the mode table guarantees it in CHOOSING mode
+            raise AssertionError("CHOOSING mode without a contest")
+        choice = contest.take(text, final)
+        if choice is None:
+            return None
+        self._contest = None
+        self._mode = next_mode(self._mode, Move.CHOSEN)
+        entrant, capture = choice.entrant, choice.entrant.capture
+        self._tail = ""
+        if self._incremental:
+            # Read again from the tag, by a capture that reports its calls as they come.
+            self._base = contest.start + len(entrant.token)
+            if not self._begin(entrant.grammar, entrant.spec, entrant.token, contest.start,
+                               capture.ticket, capture.limit):
+                self._mode = next_mode(self._mode, Move.FAIL)
+            return "".join(contest.held)[len(entrant.token):]
+        self._grammar = entrant.grammar
+        self._base = entrant.base
+        if entrant.outcome == WAITING:
+            self._capture = capture
+            self._limit = capture.limit
+        else:
+            self._settle(capture, entrant.outcome)
+        return choice.rest
+
+    def _lex(self, text: str, pos: int, base: int, final: bool) -> tuple[int, bool]:
+        capture = self._capture
+        if capture is None:  # the mode table guarantees a capture in CAPTURE mode
+            raise AssertionError("CAPTURE mode without a capture")
+        pos, outcome = capture.lex(self._arriving, text, pos, base, final)
+        if outcome == WAITING:
+            return pos, True
+        self._settle(capture, outcome)
+        return pos, False
+
+    def _settle(self, capture: Capture, outcome: str) -> None:
+        """The capture ended (COMPLETE or FAILED): its block, or its failure, goes out
+        and the mode moves on."""
+        self._capture = None
+        self._limit = _NO_LIMIT
+        if outcome == COMPLETE:
+            self._mode = next_mode(self._mode, Move.COMPLETE)
+            self._complete(capture)
+        elif capture.invoked and capture.ticket >= 0:
+            # Broken calls, unless the tag was in code: wait for the tracker to say.
+            self._mode = next_mode(self._mode, Move.WAIT)
+            self._undecided = Undecided(capture, self._output.fork_tracker(capture.start))
+        elif capture.invoked:
+            # Broken calls (SPEC 3.2): the failed span runs on to its end.
+            self._mode = next_mode(self._mode, Move.BREAK)
+            self._break(capture)
+        else:
+            self._mode = next_mode(self._mode, Move.FAIL)
+            self._fail(capture.text, capture)
+
+    def _complete(self, capture: Capture) -> None:
+        """A complete block goes out (or is held on its ticket). A held block's calls are
+        built when it goes out as a block, so a block in code draws no ids; with
+        incremental events its ids were drawn as its calls started."""
+        raw, start, typing = capture.text, capture.start, capture.grammar.header.typing
+        progress = capture.progress
+        if progress is not None:
+            calls = build_calls(capture.calls, raw, start, self._policy, progress.ids(), typing)
+            progress.complete([call.arguments_json if call.accepted else None for call in calls])
+            prelude = progress.take()
+            if capture.ticket < 0:
+                self._output.block(ToolCallBlock(calls, raw, start, start + len(raw)), -1,
+                                   prelude)
+                return
+
+            def with_ids() -> ToolCallBlock:
+                progress.draw_ids()
+                ids = progress.ids()
+                return ToolCallBlock(tuple(replace(call, id=ids()) for call in calls), raw,
+                                     start, start + len(raw))
+
+            self._output.block(PendingBlock(raw, start, with_ids), capture.ticket, prelude)
+            return
+        raws, policy, new_id = capture.calls, self._policy, self._new_id
+
+        def build() -> ToolCallBlock:
+            return ToolCallBlock(build_calls(raws, raw, start, policy, new_id, typing), raw,
+                                 start, start + len(raw))
+
+        self._output.block(PendingBlock(raw, start, build) if capture.ticket >= 0 else build(),
+                           capture.ticket)
+
+    def _fail(self, released: str, capture: Capture) -> None:
+        """A prose mention: the failed text ends just before the failing token (a
+        failure only if its tag was outside code, which a ticket may decide later)."""
+        failure = BlockFailure(capture.reason, capture.start, capture.start + len(released),
+                               capture.at, capture.expected)
+        log_failure(failure)
+        self._output.failed(released, capture.start, failure, capture.ticket)
+
+    def _break(self, capture: Capture) -> None:
+        """Start the failed span of a block that broke after a call started (its
+        incremental events so far go out first; a CallsAborted goes with the span)."""
+        progress = capture.progress
+        aborted: tuple[Call, ...] = ()
+        if progress is not None:
+            progress.draw_ids()  # outside code for certain by now
+            self._output.progress(progress.take())
+            aborted = progress.started()
+        span = FailedSpan(capture.reason, capture.start, capture.at, capture.expected,
+                          capture.depth, capture.limit, aborted)
+        released = capture.text
+        span.add(self._output, released, 0, len(released), capture.start)
+        self._span = span
+
+    def _wait(self, text: str, final: bool) -> str | None:
+        """UNDECIDED: take `text` into the waiting text; once the ticket is decided,
+        settle the block and return the waiting text to run again (from the failing
+        token, at `self._base`)."""
+        undecided = self._undecided
+        if undecided is None:  # the mode table guarantees it in UNDECIDED mode
+            raise AssertionError("UNDECIDED mode without a waiting block")
+        if not undecided.take(text, final, self._max_capture):
+            return None
+        self._undecided = None
+        capture = undecided.capture
+        if undecided.in_code:
+            self._mode = next_mode(self._mode, Move.IN_CODE)
+            self._output.text(undecided.failed_text, capture.start)
+        else:
+            self._mode = next_mode(self._mode, Move.NOT_CODE)
+            self._break(capture)
+        self._base = undecided.offset
+        self._tail = ""
+        return undecided.waiting_text
+
+    def _skip(self, text: str, pos: int, base: int, final: bool) -> tuple[int, bool]:
+        span = self._span
+        if span is None:  # the mode table guarantees a span in SKIP mode
+            raise AssertionError("SKIP mode without a failed span")
+        pos, state = span.skip(self._grammar, self._output, self._arriving, text, pos, base, final)
+        if state == ENDED:
+            self._end_span()
+        return pos, state == OPEN and pos < len(text)
+
+    def _end_span(self) -> None:
+        self._span = None
+        self._mode = next_mode(self._mode, Move.SPAN_END)
