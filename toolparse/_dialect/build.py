@@ -169,7 +169,8 @@ class Builders:
     def block(self, children: list[Any]) -> tuple[RawCall, ...]:
         return tuple(child for child in _flat(children) if isinstance(child, RawCall))
 
-    orphan_block = block
+    def orphan_block(self, children: list[Any]) -> tuple[RawCall, ...]:
+        return self.block(children)
 
     def invoke(self, children: list[Any]) -> RawCall:
         children = _flat(children)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = ["Cdata", "decode_entities", "value_text"]
@@ -59,7 +59,7 @@ Part = str | Cdata
 VALUE_EDGES = ("xml", "trim", "newline", "none")
 
 
-def value_text(pieces: tuple[Any, ...], edges: str = "xml") -> tuple[str, bool]:
+def value_text(pieces: Sequence[Any], edges: str = "xml") -> tuple[str, bool]:
     """A parameter value from its text tokens and CDATA sections; returns the text and
     whether it was written as exactly one CDATA section. Linear in the value: each piece
     is joined once."""
@@ -107,7 +107,7 @@ def drop_first_newline(text: str) -> str:
     return text[2:] if text.startswith("\r\n") else text
 
 
-def _runs(pieces: tuple[Any, ...]) -> list[Part]:
+def _runs(pieces: Sequence[Any]) -> list[Part]:
     """Adjacent text tokens joined into one run (runs are cut at chunk ends, and `<`
     comes alone), CDATA sections between them."""
     parts: list[Part] = []
@@ -145,7 +145,7 @@ def _exactly_cdata(parts: list[Part]) -> bool:
     return len(parts) == 1 and isinstance(parts[0], Cdata)
 
 
-def _raw_value(pieces: tuple[Any, ...], edges: str) -> str:
+def _raw_value(pieces: Sequence[Any], edges: str) -> str:
     text = "".join(p.text if isinstance(p, Cdata) else str(p) for p in pieces)
     if edges == "newline":
         if text.startswith("\r\n"):

@@ -212,7 +212,8 @@ def compile_dfa(pattern: str, *, same_as: dict[str, str] | None = None) -> DFA:
     import interegular
     from interegular.fsm import anything_else
 
-    fsm = interegular.parse_pattern(_expand_whitespace(pattern)).to_fsm()
+    # Any: interegular's annotations say less than it returns (frozensets for sets).
+    fsm: Any = interegular.parse_pattern(_expand_whitespace(pattern)).to_fsm()
     alphabet = fsm.alphabet
     other = alphabet[anything_else]
     states = sorted(fsm.states)
