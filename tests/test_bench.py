@@ -5,6 +5,7 @@ have the shapes the benchmark promises."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -60,6 +61,10 @@ def test_smoke_report_has_every_figure(smoke_report: dict) -> None:  # type: ign
         assert isinstance(target["met"], bool), name
     assert all(c["lossless"] for c in report["checks"])
     assert report["environment"]["python"]
+    # Which build ran: the same answer test_compiled.py checks.
+    expected = os.environ.get("TOOLPARSE_BUILD")
+    assert report["environment"]["build"] == (expected or report["environment"]["build"])
+    assert report["environment"]["build"] in ("pure", "compiled")
     assert "--smoke --sizes 4K,16K" in report["command"]
 
 

@@ -36,7 +36,7 @@ def _header(report: dict[str, Any]) -> list[str]:
         commit += " + uncommitted changes"
     lines.append(f"toolparse bench ({report['mode']}): toolparse {env['toolparse']} at {commit}, "
                  f"Python {env['python']}, lark {env['lark']}, {env['platform']}, "
-                 f"{env['cpus']} CPUs")
+                 f"{env['cpus']} CPUs, {env.get('build', 'pure')} build")
     lines.append(f"command: {report.get('command', '?')}")
     lines.append(f"dialect: {report['dialect']['name']} ({report['dialect']['path']}); "
                  f"seed {report['seed']}; max_capture {report['max_capture'] // MB} MiB; "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import platform
 import statistics
@@ -18,6 +19,15 @@ from toolparse._bench.workloads import BENCH_MAX_CAPTURE, DEFAULT_SEED, WORKLOAD
 
 # ---- the run -----------------------------------------------------------------------------
 
+def _build() -> str:
+    """`compiled` when the engine runs from the mypyc build (docs/performance.md), else
+    `pure`: the figures of the two are not comparable."""
+    from toolparse._stream import engine
+
+    compiled = str(engine.__file__).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+    return "compiled" if compiled else "pure"
+
+
 def _environment() -> dict[str, Any]:
     import lark
 
@@ -29,6 +39,7 @@ def _environment() -> dict[str, Any]:
         "implementation": platform.python_implementation(),
         "platform": f"{platform.system()} {platform.machine()}",
         "cpus": os.cpu_count(), "lark": lark.__version__, "commit": None, "dirty": None,
+        "build": _build(),
     }
     checkout = Path(toolparse.__file__).resolve().parent.parent
     if os.environ.get("TOOLPARSE_BENCH_COMMIT"):
