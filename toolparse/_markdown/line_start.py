@@ -176,10 +176,10 @@ def _starts(t: MarkdownTracker, buf: str) -> tuple[Outcome, int]:
             return leaf.step_c(t, i, blank)
         in_para = t.leaf is LEAF_PARAGRAPH and t.ls_leaf_ok and not t.ls_started
         for rule in BLOCK_STARTS:
-            decided = rule.start(t, buf, i, col, indent, in_para)
-            if decided is True:
+            started = rule.start(t, buf, i, col, indent, in_para)
+            if started is True:
                 break  # a container opened: the next block start
-            if decided is not None:
-                return decided  # type: ignore[no-any-return]
+            if started is not None:
+                return started  # type: ignore[no-any-return]
         else:
             return leaf.step_c(t, i, blank)
