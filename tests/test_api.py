@@ -204,3 +204,19 @@ def test_the_result_knows_its_dialect_and_the_adapter_loads_on_use() -> None:
     assert result.dialect is toolparse.Dialect.bundled("deepseek")
     assert toolparse.ParseResult(events=result.events).dialect is None
     assert toolparse.openai.rewrite_stream is not None
+
+
+def test_feed_and_close_through_the_class_and_their_documented_types() -> None:
+    # An instance's feed and close are the engine's own methods (no extra call per
+    # chunk); the class's methods carry the documented signature and work unbound.
+    import inspect
+
+    parser = toolparse.StreamParser()
+    events = toolparse.StreamParser.feed(parser, 'x <tool_calls><invoke name="a">')
+    events += parser.feed("</invoke></tool_calls>")
+    events += toolparse.StreamParser.close(parser)
+    assert [type(e).__name__ for e in events] == ["Text", "ToolCallBlock"]
+    assert inspect.signature(toolparse.StreamParser.feed).parameters["chunk"].annotation == "str"
+    assert "chunk" in (toolparse.StreamParser.feed.__doc__ or "")
+    with pytest.raises(toolparse.StreamClosedError):
+        parser.close()
