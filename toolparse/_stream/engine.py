@@ -11,12 +11,13 @@ the modes of `modes.py`:
 
 SCAN     Outside any block (`scan.py`): plain text goes out at once, and to the
          Markdown tracker; a block-start tag outside code opens a capture.
-CAPTURE  Inside a block (`capture.py`): tokens go one by one into Lark's interactive
-         LALR parser as chunks arrive; the Markdown tracker sees nothing (SPEC G3a).
-         When the parser can accept the end, the block is complete: one
-         `ToolCallBlock` with its exact raw text. A token the parser rejects (or text no
-         terminal matches, or a Transformer refusal, or the capture limit, or the end
-         of the stream) fails the block (SPEC 3.2, G4):
+CAPTURE  Inside a block (`capture.py`): tokens go one by one, as chunks arrive, into
+         the LALR driver over the table Lark builds from the grammar
+         (`_dialect/table.py`); the Markdown tracker sees nothing (SPEC G3a). When the
+         driver can accept the end, the block is complete: one `ToolCallBlock` with its
+         exact raw text. A token the table rejects (or text no terminal matches, or a
+         builder's refusal, or the capture limit, or the end of the stream) fails the
+         block (SPEC 3.2, G4):
          - before any call tag was accepted (a prose mention), its text up to that
            token goes out as one `Text` with its `failure`, and scanning resumes at
            that token;
