@@ -86,3 +86,40 @@ def test_an_unwritable_cache_location_means_no_cache(tmp_path: Path, use_dir) ->
     blocker.write_text("not a directory")
     assert use_dir(blocker / "cache") is None
     assert files.cached_json("probe", "y", lambda: "built") == "built"
+
+
+def test_a_pattern_interegular_refuses_is_cached_as_refused(tmp_path: Path, use_dir) -> None:
+    from toolparse._syntax import dfa
+
+    found = use_dir(tmp_path / "cache")
+    dfa.dfa_for.cache_clear()
+    try:
+        assert dfa.dfa_for(r"(a)\1") is None  # interegular cannot read it: re-match instead
+        assert dfa.dfa_for(r"ab+c") is not None
+    finally:
+        dfa.dfa_for.cache_clear()
+    assert len(list(found.glob("dfa_*.marshal"))) == 2
+
+
+def test_a_failure_of_ours_is_loud_and_never_cached(tmp_path: Path, use_dir,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # A bug past interegular (as in a broken build) must not leave a cached "no
+    # automaton" behind for every later run with the same pattern and Lark.
+    from toolparse._syntax import dfa
+
+    found = use_dir(tmp_path / "cache")
+
+    def broken(fsm: object, same_as: object) -> dfa.DFA:
+        raise TypeError("a bug")
+
+    monkeypatch.setattr(dfa, "_dfa_of", broken)
+    dfa.dfa_for.cache_clear()
+    try:
+        with pytest.raises(TypeError, match="a bug"):
+            dfa.dfa_for(r"ab+c")
+        assert not list(found.glob("dfa_*.marshal"))
+        monkeypatch.undo()
+        use_dir(tmp_path / "cache")
+        assert dfa.dfa_for(r"ab+c") is not None
+    finally:
+        dfa.dfa_for.cache_clear()

@@ -209,11 +209,22 @@ def compile_dfa(pattern: str, *, same_as: dict[str, str] | None = None) -> DFA:
     """The automaton of `pattern` (no lookarounds or backreferences); raises on
     patterns interegular cannot read. `same_as` maps a character to one whose moves it
     takes (the Markdown tracker reads NUL as U+FFFD, as markdown-it does)."""
+    return _dfa_of(_fsm_of(pattern), same_as)
+
+
+def _fsm_of(pattern: str) -> Any:
+    """interegular's automaton of `pattern` (Any: its annotations say less than it
+    returns, frozensets for sets); raises what interegular raises on a pattern it
+    cannot read."""
     import interegular
+
+    return interegular.parse_pattern(_expand_whitespace(pattern)).to_fsm()
+
+
+def _dfa_of(fsm: Any, same_as: dict[str, str] | None) -> DFA:
+    """`fsm` (interegular's) as a `DFA`."""
     from interegular.fsm import anything_else
 
-    # Any: interegular's annotations say less than it returns (frozensets for sets).
-    fsm: Any = interegular.parse_pattern(_expand_whitespace(pattern)).to_fsm()
     alphabet = fsm.alphabet
     other = alphabet[anything_else]
     states = sorted(fsm.states)
@@ -260,9 +271,13 @@ def dfa_for(pattern: str) -> DFA | None:
 
     def build() -> list[Any] | None:
         try:
-            return dfa_to_data(compile_dfa(pattern))
+            fsm = _fsm_of(pattern)
         except Exception:  # interegular is third-party code on arbitrary grammar regexps
-            return None
+            return None  # its refusal is the pattern's, so it is cached with it
+        # Not under the `try`: a failure past interegular is a bug of ours, which must
+        # be loud, and which a cached None would outlive (the cache is keyed by the
+        # pattern and Lark, not by toolparse's code).
+        return dfa_to_data(_dfa_of(fsm, None))
 
     data = cached_json("dfa", pattern, build)
     if data is None:
