@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import toolparse
+from toolparse._stream.engine import WINDOW
 from conftest import failures, joined, random_chunks, shape, split_at, stream
 
 OPEN = '<tool_calls><invoke name="a"><parameter name="p">'
@@ -152,3 +153,43 @@ def test_the_plain_text_events_kept_for_repeated_chunks_stay_bounded() -> None:
     assert feeder.feed(long_chunk) == [toolparse.Text(long_chunk)]
     assert long_chunk not in engine.PLAIN_EVENTS
     assert joined(feeder.close()) == ""
+
+
+BROKEN = OPEN + "v</parameter><oops/></invoke></tool_calls>"
+GOOD = OPEN + "v" + CLOSE
+
+
+def test_a_long_chunk_reads_as_any_other_chunking() -> None:
+    # parse() gives the engine one chunk; past WINDOW characters it is read a window at
+    # a time, so that each block whose fate waits on a backtick run (UNDECIDED) sends at
+    # most a window back to be read again. Windows or not, the events are the same.
+    pieces = ["note ` " + BROKEN + " and ` closes it.\n\n",  # in code: plain text
+              "note ` " + BROKEN + " never closed.\n\n",  # outside: a failed span
+              "plain " + GOOD + "\n\n", "x ` " + GOOD + " y\n\n"]
+    order = [(i * 7) % 4 for i in range(3 * WINDOW // 80)]
+    text = "".join(pieces[i] for i in order)
+    assert len(text) > 3 * WINDOW
+    whole = toolparse.parse(text)
+    assert joined(whole.events) == text
+    assert len(whole.calls) == order.count(2) + order.count(3)
+    assert len(failures(whole.events)) == order.count(1)
+    events = stream(random_chunks(text, 3, 1, 9))
+    assert shape(events) == shape(whole.events)
+    # A chunk of exactly a window and one just past it.
+    events = stream([text[:WINDOW], text[WINDOW:2 * WINDOW + 1], text[2 * WINDOW + 1:]])
+    assert shape(events) == shape(whole.events)
+
+
+def test_a_long_chunk_under_auto_reads_as_any_other_chunking() -> None:
+    # The same for blocks whose dialect is chosen while their text is held (CHOOSING).
+    pieces = ['<tool_call>\n{"name": "read", "arguments": {"path": "a.md"}}\n</tool_call>\n',
+              "<tool_call>\n<function=read>\n<parameter=path>a.md</parameter>\n"
+              "</function>\n</tool_call>\n", "Some prose between the calls.\n"]
+    count = 3 * WINDOW // 50
+    text = "".join(pieces[i % 3] for i in range(count))
+    assert len(text) > 3 * WINDOW
+    whole = toolparse.parse(text, "auto")
+    assert joined(whole.events) == text
+    assert [c.name for c in whole.calls] == ["read"] * (count - count // 3)
+    events = stream(random_chunks(text, 4, 1, 9), dialect="auto")
+    assert shape(events) == shape(whole.events)

@@ -40,7 +40,10 @@ Bounds (SPEC G6, G7). Every character is lexed once in its mode, plus once more 
 Markdown tracker if a failed block releases it. A capture longer than `max_capture`
 fails at exactly `start + max_capture`; held output longer than `max_capture` gives up
 there (every held block becomes text). What waits between chunks is at most one atom
-(`lexer.MAX_ATOM`) or the open capture, so memory is O(max_capture).
+(`lexer.MAX_ATOM`) or the open capture, so memory is O(max_capture). A chunk longer
+than `WINDOW` is read a window at a time, so that the text a decision sends back to be
+read again (UNDECIDED, CHOOSING) carries at most a window of new text, not the rest of
+a whole transcript given to `parse()` (SPEC G6).
 
 The plain-text fast path (SCAN, nothing arriving, nothing held, no block-start
 character in the chunk) costs one search, one append and one event per chunk; the
@@ -77,6 +80,13 @@ __all__ = ["Engine"]
 _plain_events_get = PLAIN_EVENTS.get
 _NO_LIMIT: Final = 1 << 62
 _CLOSED: Final = Mode.CLOSED
+WINDOW: Final = 1 << 16
+"""A chunk longer than this is read a window at a time (`Engine._windows`). A decision
+that sends text back to be read again (UNDECIDED, CHOOSING) takes the rest of the text
+it was given with it, so one long chunk holding many such blocks (a whole transcript
+given to `parse()`) would be copied once per block: quadratic. Read by windows, each
+copy is at most a window and the whole is linear (SPEC G6). Above `MAX_ATOM`, so a
+chunk this long never took `feed`'s arriving-tag fast path."""
 
 
 def _absence_test(chars: str) -> Callable[[str], bool]:
@@ -202,6 +212,14 @@ class Engine:
                 return self._feed(chunk, verdict)
         return self._feed(chunk)
 
+    def _windows(self, chunk: str) -> list[Event]:
+        """A long chunk, as consecutive windows of at most `WINDOW` characters (the same
+        events as any other chunking, SPEC G2)."""
+        events: list[Event] = []
+        for at in range(0, len(chunk), WINDOW):
+            events += self.feed(chunk[at:at + WINDOW])
+        return events
+
     def _steps(self, chunk: str) -> int | None:
         """A tag is arriving: step its automaton over `chunk` (Arriving.step, inlined
         for the hot path). EXTENDS (the chunk only extends it: taken), DEAD or DECIDE;
@@ -253,6 +271,8 @@ class Engine:
         after the arriving tail, when it could tell."""
         if type(chunk) is not str or self._mode is _CLOSED:
             chunk = self._checked(chunk)
+        if len(chunk) > WINDOW:
+            return self._windows(chunk)
         self._run_list = None
         if not self._tail and chunk:
             capture = self._capture
