@@ -90,6 +90,26 @@ def test_a_second_run_parses_without_importing_lark(tmp_path: Path) -> None:
     assert run() == [f"{expected} False", "False"]
 
 
+def test_a_failed_block_is_logged_only_where_logging_is_in_use(tmp_path: Path) -> None:
+    # Each failure is a DEBUG record on "toolparse.stream" (test_failures.py), but a
+    # program that never imports `logging` cannot have turned it on: toolparse does not
+    # import it for nothing (it costs every warm start-up a few milliseconds).
+    env = dict(os.environ, TOOLPARSE_CACHE_DIR=str(tmp_path / "cache"))
+    failed = '<tool_calls><invoke name="a"><oops/></invoke></tool_calls>'
+    code = ("import sys, toolparse\n"
+            f"print(len(toolparse.parse({failed!r}).failures), 'logging' in sys.modules)\n"
+            "import logging\n"
+            "logging.basicConfig(level=logging.DEBUG, stream=sys.stdout, format='%(name)s')\n"
+            f"print(len(toolparse.parse({failed!r}).failures))\n")
+
+    def run() -> list[str]:
+        return subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                              capture_output=True, text=True).stdout.splitlines()
+
+    assert run()[1:] == ["toolparse.stream", "1"]  # the first run imports Lark, and it logging
+    assert run() == ["1 False", "toolparse.stream", "1"]
+
+
 # ---- the same grammar either way ------------------------------------------------------------
 
 def fields(obj: object) -> dict[str, object]:

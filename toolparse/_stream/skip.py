@@ -20,7 +20,7 @@ until the span ends as above.
 
 from __future__ import annotations
 
-import logging
+import sys
 from typing import Final
 
 from toolparse._dialect.grammar import Grammar
@@ -32,8 +32,6 @@ from toolparse._stream.progress import Aborted, Call
 
 __all__ = ["FailedSpan", "log_failure"]
 
-logger = logging.getLogger("toolparse.stream")
-
 OPEN: Final = "open"
 """The span is still running (more of it may come)."""
 ENDED: Final = "ended"
@@ -41,7 +39,13 @@ ENDED: Final = "ended"
 
 
 def log_failure(failure: BlockFailure) -> None:
-    """One debug record per failed block: its reason and offsets, never its content."""
+    """One debug record per failed block: its reason and offsets, never its content.
+    None while nothing has imported `logging`: then nothing can have turned the record
+    on, and importing it here would cost every start-up about 5 ms."""
+    logging = sys.modules.get("logging")
+    if logging is None:
+        return
+    logger = logging.getLogger("toolparse.stream")
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug("block failed reason=%s start=%d at=%d end=%d expected=%s",
                      failure.reason, failure.start, failure.at, failure.end,
