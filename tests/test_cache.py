@@ -109,10 +109,19 @@ def test_a_failure_of_ours_is_loud_and_never_cached(tmp_path: Path, use_dir,
 
     found = use_dir(tmp_path / "cache")
 
-    def broken(fsm: object, same_as: object) -> dfa.DFA:
-        raise TypeError("a bug")
+    import interegular
 
-    monkeypatch.setattr(dfa, "_dfa_of", broken)
+    class Broken:  # what interegular hands over, read by a buggy toolparse
+        def to_fsm(self) -> Broken:
+            return self
+
+        @property
+        def alphabet(self) -> object:
+            raise TypeError("a bug")
+
+    # Patched on interegular, not on `dfa`: the compiled build calls its own
+    # functions directly, past any patch of the module's attributes.
+    monkeypatch.setattr(interegular, "parse_pattern", lambda pattern: Broken())
     dfa.dfa_for.cache_clear()
     try:
         with pytest.raises(TypeError, match="a bug"):
