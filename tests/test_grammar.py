@@ -364,3 +364,29 @@ def test_an_atom_that_cannot_go_on_past_a_complete_match_is_no_threat() -> None:
     # `[^>]*>` can match `<p/>`, the whole of the other: that one may still be there.
     assert may_continue_into(dfa_for("<p[^>]*>"), dfa_for("<p[^>]*/>"))
     assert not may_continue_into(dfa_for("<p>"), dfa_for("<p/>"))
+
+
+def test_the_automaton_says_what_a_terminal_can_start_with_as_regex_would() -> None:
+    # The lexer asks which characters a terminal's match can start with of its cached
+    # automaton (a warm start then needs no `regex` module); where a terminal has one,
+    # the answer is the partial match's, for every terminal of every bundled grammar.
+    from toolparse._dialect.lexer import _can_start
+    from toolparse._syntax.dfa import can_finish, dfa_for
+
+    asked = 0
+    for dialect in bundled_dialects():
+        for grammar in toolparse.Dialect.bundled(dialect)._grammars:
+            specs = list(grammar.terminals.values())
+            chars = {c for spec in specs for c in spec.starts or ()} | set("<a \n\"]{")
+            for spec in specs:
+                if spec.dfa is None:
+                    continue
+                for char in chars:
+                    asked += 1
+                    assert _can_start(spec, char) == (
+                        spec.partial.match(char, partial=True) is not None), (spec.name, char)
+    assert asked > 300
+    # A state from which no match can be completed is no start either.
+    dfa = dfa_for("ab")
+    assert dfa is not None and not can_finish(dfa, -1)
+    assert can_finish(dfa, dfa.table[dfa.initial]["a"])

@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import regex
-
 from toolparse._dialect.build import Builders
 from toolparse._dialect.header import Header
 from toolparse._dialect.lexer import StateLexer, TerminalSpec
@@ -34,6 +32,7 @@ from toolparse._syntax.regexp import first_chars, partial_pattern
 
 if TYPE_CHECKING:
     import lark
+    import regex
 
 __all__ = ["Grammar"]
 

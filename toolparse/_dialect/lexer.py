@@ -29,12 +29,13 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import regex
-
-from toolparse._syntax.dfa import DFA, dfa_for, may_continue_into
+from toolparse._syntax.dfa import DFA, can_finish, dfa_for, may_continue_into
 from toolparse._syntax.regexp import first_chars, partial_pattern
+
+if TYPE_CHECKING:
+    import regex
 
 __all__ = ["MAX_ATOM", "NEED_MORE", "StateLexer", "TerminalSpec", "next_token", "settle",
            "settle_state"]
@@ -207,9 +208,14 @@ _BEATS: dict[tuple[str, str], bool] = {}
 
 
 def _can_start(spec: TerminalSpec, char: str) -> bool:
-    """Whether some match of `spec` starts with `char` (a partial match says so; a
-    pattern that can match the empty string says yes, which only costs a check)."""
-    return spec.partial.match(char, partial=True) is not None
+    """Whether some match of `spec` starts with `char` (a pattern that can match the
+    empty string says yes, which only costs a check). Its automaton tells, read from
+    the cache; without one (a lookahead), a partial match in `regex` says so."""
+    dfa = spec.dfa
+    if dfa is None:
+        return spec.partial.match(char, partial=True) is not None
+    start = dfa.initial
+    return dfa.final[start] or can_finish(dfa, dfa.table[start].get(char, dfa.default[start]))
 
 
 def next_token(lexer: StateLexer, text: str, pos: int, end: int, final: bool

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import functools
 import re
-
-import regex
+from typing import TYPE_CHECKING
 
 from toolparse._dialect.lexer import StateLexer, TerminalSpec
 from toolparse._syntax.dfa import DFA, dfa_for
 from toolparse._syntax.regexp import partial_pattern, second_chars
+
+if TYPE_CHECKING:
+    import regex
 
 __all__ = ["BlockStarts", "plain_pattern", "starts_pattern", "with_lookahead"]
 

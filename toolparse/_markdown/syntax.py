@@ -16,11 +16,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import regex
-
 from toolparse._errors import GrammarError
 from toolparse._syntax.dfa import DFA, compile_dfa, dfa_from_data, dfa_to_data
 from toolparse._syntax.files import cached_json, grammar_path, terminal_table
+from toolparse._syntax.regexp import Partial, partial_pattern
 
 __all__ = ["GRAMMAR", "Syntax", "Automata", "syntax", "automata", "wait_for_other_than",
            "TAB_STOP", "CODE_INDENT"]
@@ -73,26 +72,30 @@ class Syntax:
         except KeyError:
             raise GrammarError(f"{self.path}: terminal {name} is missing") from None
 
-    def partial(self, name: str) -> regex.Pattern[str]:
+    def partial(self, name: str) -> Partial:
         """Terminal `name` for partial matching (a marker cut by the end of the text
-        reads "need more", never "no")."""
-        return _partial(self.need(name))
+        reads "need more", never "no"), compiled on its first match."""
+        return Partial(self.need(name))
 
     def compiled(self, name: str) -> re.Pattern[str]:
         return _compiled(self.need(name))
 
     def first_chars(self, *names: str) -> frozenset[str]:
         """The ASCII characters a block start of these terminals can begin with (a
-        pre-check before the pattern), found by asking the patterns themselves."""
-        starts = _compiled(self.need("BLOCK_START_SCAN"))
-        ascii_ = [chr(c) for c in range(0x21, 0x7F) if starts.fullmatch(chr(c))]
-        return frozenset(c for c in ascii_ for name in names
-                         if _partial(self.need(name)).match(c, partial=True))
+        pre-check before the pattern), found by asking the patterns themselves (once:
+        the answer is cached with the patterns, so that a warm start needs no `regex`)."""
+        scan = self.need("BLOCK_START_SCAN")
+        return frozenset().union(*(_first_chars(scan, self.need(name)) for name in names))
 
 
 @functools.cache
-def _partial(pattern: str) -> regex.Pattern[str]:
-    return regex.compile(pattern)
+def _first_chars(scan: str, pattern: str) -> frozenset[str]:
+    def build() -> str:
+        starts = _compiled(scan)
+        ascii_ = [chr(c) for c in range(0x21, 0x7F) if starts.fullmatch(chr(c))]
+        marker = partial_pattern(pattern)
+        return "".join(c for c in ascii_ if marker.match(c, partial=True))
+    return cached_json("first_chars", f"{scan}\0{pattern}", build, frozenset)
 
 
 @functools.cache

@@ -19,7 +19,7 @@ from typing import Any
 
 from toolparse._syntax.files import cached_json
 
-__all__ = ["DFA", "Union", "compile_dfa", "dfa_for", "dfa_from_data", "dfa_to_data", "may_continue_into"]
+__all__ = ["DFA", "Union", "can_finish", "compile_dfa", "dfa_for", "dfa_from_data", "dfa_to_data", "may_continue_into"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +153,23 @@ class Union:
         if row is None:
             row = self.row(n)
         return row.get(ch, self.default[n])
+
+
+def can_finish(dfa: DFA, state: int) -> bool:
+    """Whether some text leads `dfa` from `state` to a complete match (False for -1)."""
+    seen = {state}
+    todo = [state]
+    while todo:
+        n = todo.pop()
+        if n < 0:
+            continue
+        if dfa.final[n]:
+            return True
+        for to in (*dfa.table[n].values(), dfa.default[n]):
+            if to not in seen:
+                seen.add(to)
+                todo.append(to)
+    return False
 
 
 def may_continue_into(a: DFA, b: DFA) -> bool:

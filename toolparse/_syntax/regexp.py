@@ -6,29 +6,52 @@ search for the only characters that matter). The standard library's own regex pa
 answers that; any surprise in its output just means "unknown".
 
 `partial_pattern` compiles a pattern once in the `regex` module, the one engine that can
-say whether the end of a text could still become a match (`partial=True`).
+say whether the end of a text could still become a match (`partial=True`); `Partial` is
+such a pattern compiled on its first match. `regex` itself is imported only then: the
+import alone costs a start-up 10-15 ms, and most runs need no partial match until a
+chunk ends inside a tag or a line's first characters.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import regex
+if TYPE_CHECKING:
+    import regex
 
 try:  # the standard library's parser of regex syntax (private; absent: no filtering)
     import re._parser as _sre_parse  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover
     _sre_parse = None
 
-__all__ = ["first_chars", "second_chars", "partial_pattern", "reach"]
+__all__ = ["Partial", "first_chars", "second_chars", "partial_pattern", "reach"]
 
 
 @functools.cache
 def partial_pattern(source: str) -> regex.Pattern[str]:
     """`source` compiled by the `regex` module (for `partial=True`), once per process."""
+    import regex  # noqa: PLC0415  (see the module's docstring)
+
     return regex.compile(source)
+
+
+class Partial:
+    """`partial_pattern(pattern)`, compiled on the first `match`."""
+
+    __slots__ = ("pattern", "_compiled")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: regex.Pattern[str] | None = None
+
+    def match(self, string: str, pos: int = 0, endpos: int | None = None, *,
+              partial: bool = False) -> regex.Match[str] | None:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = partial_pattern(self.pattern)
+        return compiled.match(string, pos, endpos, partial=partial)
 
 
 def first_chars(pattern: str) -> frozenset[str] | None:

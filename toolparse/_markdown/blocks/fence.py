@@ -19,12 +19,11 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-import regex
-
 from toolparse._markdown.state import (
     LEAF_FENCE, LEAF_NONE, MODE_CODE_LINE, MODE_INLINE, Mode, NeedMore, OUTCOME_CODE,
     OUTCOME_DONE, OUTCOME_FENCE_SPEC, Outcome)
 from toolparse._markdown.syntax import CODE_INDENT, syntax, wait_for_other_than
+from toolparse._syntax.regexp import Partial
 
 if TYPE_CHECKING:
     import re
@@ -40,7 +39,7 @@ class _FenceSyntax:
 
     def __init__(self) -> None:
         syn = syntax()
-        self.openers: dict[str, regex.Pattern[str]] = {
+        self.openers: dict[str, Partial] = {
             syn.backtick: syn.partial("BACKTICK_FENCE"), syn.tilde: syn.partial("TILDE_FENCE")}
         self.close = syn.partial("FENCE_CLOSE")
         self.close_line: re.Pattern[str] = syn.compiled("FENCE_CLOSE")

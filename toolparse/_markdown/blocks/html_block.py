@@ -18,13 +18,12 @@ import functools
 import re
 from typing import TYPE_CHECKING
 
-import regex
-
 from toolparse._markdown.state import (
     LEAF_HTML, LEAF_NONE, LEAF_PARAGRAPH, MODE_HTML_LINE, MODE_INLINE, Mode, NeedMore,
     OUTCOME_HTML, OUTCOME_HTML7_SPEC, Outcome)
 from toolparse._markdown.syntax import automata, syntax
-from toolparse._syntax.regexp import reach
+from toolparse._syntax.files import cached_json
+from toolparse._syntax.regexp import Partial, reach
 
 if TYPE_CHECKING:
     from toolparse._markdown.tracker import MarkdownTracker
@@ -34,11 +33,11 @@ __all__ = ["start_kind", "start", "continues", "feed", "atom", "spec_feed", "spe
 
 
 class _HtmlSyntax:
-    __slots__ = ("starts", "whole_starts", "start_reach", "lone_open", "ends", "end_width")
+    __slots__ = ("starts", "whole_starts", "start_reach", "ends", "end_width")
 
     def __init__(self) -> None:
         syn = syntax()
-        self.starts: tuple[regex.Pattern[str], ...] = tuple(
+        self.starts: tuple[Partial, ...] = tuple(
             syn.partial(f"HTML_BLOCK_{kind}_START") for kind in range(1, 7))
         self.whole_starts: tuple[re.Pattern[str], ...] = tuple(
             syn.compiled(f"HTML_BLOCK_{kind}_START") for kind in range(1, 7))
@@ -48,9 +47,6 @@ class _HtmlSyntax:
             if None not in reaches else None
         """How far past a `<` the starts can look: with more text than that after it, a
         complete match decides as the whole line would (None: no such bound)."""
-        self.lone_open = _partial_kind(self.starts, syn.tag_open, 0)
-        """What a `<` with nothing after it yet reads as (-1: need more), the way a tool
-        block's tag is asked about at a line start."""
         ends: list[re.Pattern[str] | None] = [None]
         ends += [syn.compiled(f"HTML_BLOCK_{kind}_END") for kind in range(1, 6)]
         self.ends: tuple[re.Pattern[str] | None, ...] = (*ends, None, None)
@@ -60,6 +56,17 @@ class _HtmlSyntax:
 @functools.cache
 def _syntax() -> _HtmlSyntax:
     return _HtmlSyntax()
+
+
+@functools.cache
+def _lone_open() -> int:
+    """What a `<` with nothing after it yet reads as (-1: need more), the way a tool
+    block's tag is asked about at a line start. Cached with the patterns: it needs a
+    partial match, and a warm start then needs no `regex`."""
+    html, tag_open = _syntax(), syntax().tag_open
+    return cached_json("html_lone_open",
+                       "\0".join((tag_open, *(p.pattern for p in html.starts))),
+                       lambda: _partial_kind(html.starts, tag_open, 0), int)
 
 
 def open_block(t: MarkdownTracker, kind: int) -> None:
@@ -78,13 +85,13 @@ def start_kind(buf: str, i: int) -> int:
     if html.start_reach is not None and left > html.start_reach:
         return first_line_kind(buf, i)
     lone = left == 1 and buf[i] == syntax().tag_open
-    kind = html.lone_open if lone else _partial_kind(html.starts, buf, i)
+    kind = _lone_open() if lone else _partial_kind(html.starts, buf, i)
     if kind < 0:
         raise NeedMore(None)
     return kind
 
 
-def _partial_kind(starts: tuple[regex.Pattern[str], ...], buf: str, i: int) -> int:
+def _partial_kind(starts: tuple[Partial, ...], buf: str, i: int) -> int:
     for kind, pattern in enumerate(starts, 1):
         m = pattern.match(buf, i, partial=True)
         if m is not None:

@@ -19,13 +19,12 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-import regex
-
 from toolparse._markdown.inlines import links
 from toolparse._markdown.state import (
     LEAF_HEADING, LEAF_PARAGRAPH, Leaf, NeedMore, OUTCOME_DONE, OUTCOME_HEADING,
     OUTCOME_INLINE, Outcome)
 from toolparse._markdown.syntax import syntax, wait_for_other_than
+from toolparse._syntax.regexp import Partial
 
 if TYPE_CHECKING:
     from toolparse._markdown.tracker import MarkdownTracker
@@ -40,9 +39,9 @@ class _LeafSyntax:
 
     def __init__(self) -> None:
         syn = syntax()
-        self.atx: regex.Pattern[str] = syn.partial("ATX_HEADING_MARKER")
-        self.setext: regex.Pattern[str] = syn.partial("SETEXT_UNDERLINE")
-        self.thematic: regex.Pattern[str] = syn.partial("THEMATIC_BREAK")
+        self.atx: Partial = syn.partial("ATX_HEADING_MARKER")
+        self.setext: Partial = syn.partial("SETEXT_UNDERLINE")
+        self.thematic: Partial = syn.partial("THEMATIC_BREAK")
         self.atx_first = syn.first_chars("ATX_HEADING_MARKER")
         self.setext_first = syn.first_chars("SETEXT_UNDERLINE")
         self.thematic_first = syn.first_chars("THEMATIC_BREAK")
