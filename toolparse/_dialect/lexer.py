@@ -214,8 +214,7 @@ def _can_start(spec: TerminalSpec, char: str) -> bool:
     dfa = spec.dfa
     if dfa is None:
         return spec.partial.match(char, partial=True) is not None
-    start = dfa.initial
-    return dfa.final[start] or can_finish(dfa, dfa.table[start].get(char, dfa.default[start]))
+    return dfa.final[dfa.initial] or can_finish(dfa, dfa.run(dfa.initial, char))
 
 
 def next_token(lexer: StateLexer, text: str, pos: int, end: int, final: bool

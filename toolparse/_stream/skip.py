@@ -40,8 +40,8 @@ ENDED: Final = "ended"
 
 def log_failure(failure: BlockFailure) -> None:
     """One debug record per failed block: its reason and offsets, never its content.
-    None while nothing has imported `logging`: then nothing can have turned the record
-    on, and importing it here would cost every start-up about 5 ms."""
+    Nothing while no module has imported `logging`: then nothing can have turned the
+    record on, and importing it here would cost every start-up about 5 ms."""
     logging = sys.modules.get("logging")
     if logging is None:
         return
