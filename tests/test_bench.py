@@ -219,3 +219,18 @@ def test_floor_does_what_the_issue_says() -> None:
     floor = timing.Floor()
     assert floor.feed("a<b") == 1 + -1
     floor.close()
+
+
+def test_growth_cells_run_their_passes_past_the_budget() -> None:
+    # A zero budget stops every other cell after one pass; the two cells a growth figure
+    # divides (smallest and largest size, 4-char and parse()) still run `passes`.
+    plan = timing.Plan("t", (2 * workloads.KB, 3 * workloads.KB, 4 * workloads.KB), 1, 1,
+                       3, 0.0, 15, 0.0, 0, 1, 1, 1)
+    dialect = toolparse.Dialect.bundled("deepseek")
+    for size, chunk, want in [(2 * workloads.KB, 4, 3), (4 * workloads.KB, None, 3),
+                              (3 * workloads.KB, 4, 1), (2 * workloads.KB, 1, 1),
+                              (4 * workloads.KB, 64, 1)]:
+        text = workloads.generate("tools", size).text
+        cell = timing.Cell("tools", size, chunk, len(text))
+        timing.measure(cell, text, dialect, plan)
+        assert len(cell.engine_s) == len(cell.base_s) == want, (size, chunk)

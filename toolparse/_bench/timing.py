@@ -165,8 +165,9 @@ class Cell:
 def measure(cell: Cell, text: str, dialect: Any, plan: Plan) -> Any:
     """Run interleaved passes: at least `plan.passes` and `plan.min_cell_time` seconds
     (at most `plan.max_passes`), but never start a pass that would take the cell past
-    `plan.cell_budget` seconds (the first pass always runs). Returns the last
-    `ParseResult` of a one-shot cell, else None."""
+    `plan.cell_budget` seconds (the first pass always runs, and a cell the growth figure
+    compares runs `plan.passes` whatever they take: `Plan.least_passes`). Returns the
+    last `ParseResult` of a one-shot cell, else None."""
     import toolparse
 
     last: list[Any] = [None]
@@ -189,6 +190,7 @@ def measure(cell: Cell, text: str, dialect: Any, plan: Plan) -> Any:
             return _stream_pass(chunks, make_parser, segment, first_floor=n % 2 == 0)
     spent = 0.0
     n = 0
+    least = plan.least_passes(cell.size, cell.chunk)
     while True:
         gc.collect()
         engine, base = one_pass(n)
@@ -200,7 +202,7 @@ def measure(cell: Cell, text: str, dialect: Any, plan: Plan) -> Any:
             break
         if n >= plan.passes and spent >= plan.min_cell_time:
             break
-        if spent / n * (n + 1) > plan.cell_budget:
+        if n >= least and spent / n * (n + 1) > plan.cell_budget:
             break
     return last[0]
 
@@ -259,6 +261,14 @@ class Plan:
         if size in self.sizes[:count]:
             return CHUNKINGS
         return GROWTH_CHUNKINGS
+
+    def least_passes(self, size: int, chunk: int | None) -> int:
+        """Passes a cell runs even past `cell_budget`: `passes` for the two cells a
+        growth figure divides (the smallest and the largest size of a growth chunking),
+        one for the rest. The budget alone gave a slow workload's largest cell one pass,
+        so its growth figure rested on one sample of each side's noise."""
+        growth_cell = chunk in GROWTH_CHUNKINGS and size in (min(self.sizes), max(self.sizes))
+        return self.passes if growth_cell else 1
 
 
 PLANS: Final = {
