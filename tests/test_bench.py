@@ -13,7 +13,7 @@ import pytest
 
 import toolparse
 from toolparse import _bench
-from toolparse._bench import timing, workloads
+from toolparse._bench import targets, timing, workloads
 
 SMALL = 8 * 1024
 
@@ -43,7 +43,7 @@ def test_smoke_report_has_every_figure(smoke_report: dict) -> None:  # type: ign
     assert set(report["floor"]) == {"1-char", "4-char", "64-char", "parse"}
     growth = {(g["workload"], g["chunk"]) for g in report["growth"]}
     assert growth == {(w, c) for w in _bench.WORKLOADS for c in (4, "parse")}
-    assert all(g["growth"] > 0 and g["raw_growth"] > 0 for g in report["growth"])
+    assert all(g["growth"] > 0 and g["relative_growth"] > 0 for g in report["growth"])
     assert report["memory"]["multiple"] > 0
     assert report["memory"]["stream_chars"] >= 1_000_000
     assert report["memory"]["max_capture"] == toolparse.DEFAULT_MAX_CAPTURE
@@ -221,16 +221,29 @@ def test_floor_does_what_the_issue_says() -> None:
     floor.close()
 
 
-def test_growth_cells_run_their_passes_past_the_budget() -> None:
-    # A zero budget stops every other cell after one pass; the two cells a growth figure
-    # divides (smallest and largest size, 4-char and parse()) still run `passes`.
-    plan = timing.Plan("t", (2 * workloads.KB, 3 * workloads.KB, 4 * workloads.KB), 1, 1,
+def test_growth_pair_runs_its_rounds_past_the_budget() -> None:
+    # A zero budget stops a cell after one pass; the two cells a growth figure divides
+    # still run `passes` rounds together, and say so.
+    plan = timing.Plan("t", (2 * workloads.KB, 4 * workloads.KB), 1, 1,
                        3, 0.0, 15, 0.0, 0, 1, 1, 1)
     dialect = toolparse.Dialect.bundled("deepseek")
-    for size, chunk, want in [(2 * workloads.KB, 4, 3), (4 * workloads.KB, None, 3),
-                              (3 * workloads.KB, 4, 1), (2 * workloads.KB, 1, 1),
-                              (4 * workloads.KB, 64, 1)]:
-        text = workloads.generate("tools", size).text
-        cell = timing.Cell("tools", size, chunk, len(text))
-        timing.measure(cell, text, dialect, plan)
-        assert len(cell.engine_s) == len(cell.base_s) == want, (size, chunk)
+    for chunk in (4, None):
+        texts = [workloads.generate("tools", s).text for s in plan.sizes]
+        pair = [timing.Cell("tools", s, chunk, len(t)) for s, t in zip(plan.sizes, texts)]
+        results = timing.measure_pair((pair[0], texts[0]), (pair[1], texts[1]), dialect, plan)
+        assert [len(c.engine_s) for c in pair] == [3, 3] == [c.paired for c in pair]
+        assert all((r is None) == (chunk is not None) for r in results)
+        alone = timing.Cell("tools", plan.sizes[0], chunk, len(texts[0]))
+        timing.measure(alone, texts[0], dialect, plan)
+        assert (len(alone.engine_s), alone.paired) == (1, 0)
+
+
+def test_growth_reads_only_the_paired_rounds() -> None:
+    # Round by round the large cell takes 4x the time on 2x the text: growth 2. The
+    # passes the small cell ran after the rounds (paired = 3) are slower and the more
+    # numerous, so a figure from all its passes would read 4 / 9 / 2.
+    small = timing.Cell("w", 10, 4, 10, [1.0] * 3 + [9.0] * 4, [1.0] * 7, paired=3)
+    large = timing.Cell("w", 20, 4, 20, [4.0, 4.0, 4.0], [2.0] * 3, paired=3)
+    (row,) = targets.growth_rows([small, large], (10, 20))
+    assert (row["growth"], row["relative_growth"], row["baseline_growth"]) == (2.0, 2.0, 1.0)
+    assert row["rounds"] == 3

@@ -38,11 +38,12 @@ text; a larger size of prose, markup and tools starts with the smaller one.
 written in each bundled dialect's markup, timed like every cell, and each dialect's
 time per character over deepseek's on the same content (the goal: at most 1.25x).
 
-Besides throughput: growth (time per character at the largest size over the smallest,
-each relative to its baseline), peak traced memory while streaming 100 MB of prose in
-4-character chunks (as a multiple of `max_capture`; measured in a child process while
-the cells are timed), start-up of a fresh interpreter, and `repair_tool_call` on a valid
-10 KB call against `json.loads` plus a cached jsonschema validation.
+Besides throughput: growth (the engine's time per character at the largest size over
+the smallest, from rounds that run one pass of each), peak traced memory while
+streaming 100 MB of prose in 4-character chunks (as a multiple of `max_capture`;
+measured in a child process while the cells are timed), start-up of a fresh
+interpreter, and `repair_tool_call` on a valid 10 KB call against `json.loads` plus a
+cached jsonschema validation.
 
 Throughput is measured with `max_capture` = `BENCH_MAX_CAPTURE` (8 MiB), larger than
 any workload, so that the 4 MB CDATA value streams through one capture as G6 describes;

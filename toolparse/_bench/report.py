@@ -53,7 +53,7 @@ def _throughput(report: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     sizes = report["sizes"]
     header = f"{'workload':<18}{'chunking':<10}" + "".join(
-        f"{size_label(s):>18}" for s in sizes) + f"{'growth':>9}{'(raw)':>8}"
+        f"{size_label(s):>18}" for s in sizes) + f"{'growth':>9}{'(rel.)':>8}"
     lines.append("")
     lines.append(header)
     lines.append("-" * len(header))
@@ -75,7 +75,7 @@ def _throughput(report: dict[str, Any]) -> list[str]:
                 else:
                     text += f"{_fmt(c['engine_mb_s']):>9} {_fmt(c['ratio'], 3) + 'x':>8}"
             g = growth.get((workload, chunk))
-            text += f"{_fmt(g['growth']):>9}{'(' + _fmt(g['raw_growth']) + ')':>8}" if g else ""
+            text += f"{_fmt(g['growth']):>9}{'(' + _fmt(g['relative_growth']) + ')':>8}" if g else ""
             lines.append(text.rstrip())
     return lines
 
@@ -87,10 +87,10 @@ def _baselines(report: dict[str, Any]) -> list[str]:
     if report["growth"]:
         g0 = report["growth"][0]
         lines.append(f"growth: time per character at {size_label(g0['to_size'])} over "
-                     f"{size_label(g0['from_size'])}, each relative to its baseline "
-                     "(1.00 = linear); (raw): not")
-        lines.append("relative to the baseline, so it also carries the machine's drift "
-                     "between the two cells")
+                     f"{size_label(g0['from_size'])}, the median over rounds of "
+                     "one pass each (1.00 = linear);")
+        lines.append("(rel.): the same, each pass relative to its baseline (which has "
+                     "size effects of its own)")
     return lines
 
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from toolparse._bench.measures import MemoryChild, load_dialect, measure_memory, measure_repair, measure_startup
 from toolparse._bench.targets import evaluate, growth_rows
-from toolparse._bench.timing import CHUNKINGS, Cell, Plan, chunk_label, clock, measure, size_label, warm_up
+from toolparse._bench.timing import (CHUNKINGS, GROWTH_CHUNKINGS, Cell, Plan, chunk_label, clock,
+                                     measure, measure_pair, size_label, warm_up)
 from toolparse._bench.workloads import BENCH_MAX_CAPTURE, DEFAULT_SEED, WORKLOADS, Workload, generate
 
 # ---- the run -----------------------------------------------------------------------------
@@ -151,34 +152,55 @@ def _cells(names: Sequence[str], plan: Plan, dialect: Any, seed: int, progress: 
     """Every (workload, size, chunking) cell of the main axis, and the parse() checks."""
     cells: list[Cell] = []
     checks: list[dict[str, Any]] = []
-    # A workload's sizes are measured back to back, so that the cells its growth figure
-    # compares are seconds apart, not minutes: a machine that gets busier meanwhile
-    # cannot pass for superlinear work.
+    small, large = min(plan.sizes), max(plan.sizes)
+    # A workload's sizes are measured back to back, and the two cells its growth figure
+    # divides round by round (`measure_pair`), so that a machine that gets busier
+    # meanwhile cannot pass for superlinear work.
     for name in names:
-        for size in plan.sizes:
-            workload = generate(name, size, seed)
-            text = workload.text
+        workloads = {size: generate(name, size, seed) for size in plan.sizes}
+        mine: list[Cell] = []
+        for size, workload in workloads.items():
             for chunk in plan.chunkings(size, name):
-                cell = Cell(name, size, chunk, len(text))
-                began = clock()
-                try:
-                    result = measure(cell, text, dialect, plan)
-                except Exception as e:  # noqa: BLE001 -- an engine bug: report it, go on
-                    cell.error = f"{type(e).__name__}: {e}"
-                    cells.append(cell)
-                    progress(f"{name} {size_label(size)} {chunk_label(chunk)}: "
-                             f"ERROR {cell.error}")
-                    continue
-                took = clock() - began
-                cells.append(cell)
-                if result is not None:
-                    checks.append(_check(workload, size, result))
-                    del result
-                base = "floor" if chunk is not None else "regex"
-                progress(f"{name} {size_label(size)} {chunk_label(chunk)}: "
-                         f"{cell.chars / cell.engine_time / 1e6:.2f} MB/s, "
-                         f"{cell.ratio:.3f}x {base} ({len(cell.engine_s)} passes, {took:.1f} s)")
+                if small == large or chunk not in GROWTH_CHUNKINGS or size not in (small, large):
+                    mine += _timed([(size, workload, chunk)], plan, dialect, checks, progress)
+        for chunk in GROWTH_CHUNKINGS if small != large else ():
+            mine += _timed([(small, workloads[small], chunk), (large, workloads[large], chunk)],
+                           plan, dialect, checks, progress)
+        order = {(s, c): i for i, (s, c) in enumerate(
+            (s, c) for s in plan.sizes for c in CHUNKINGS)}
+        cells += sorted(mine, key=lambda c: order[c.size, c.chunk])
     return cells, checks
+
+
+def _timed(what: list[tuple[int, Workload, int | None]], plan: Plan, dialect: Any,
+           checks: list[dict[str, Any]], progress: _Progress) -> list[Cell]:
+    """One cell, or a growth pair of two (`measure_pair`), timed; an engine error marks
+    every cell of it."""
+    cells = [Cell(w.name, size, chunk, len(w.text)) for size, w, chunk in what]
+    began = clock()
+    try:
+        if len(cells) == 1:
+            results = [measure(cells[0], what[0][1].text, dialect, plan)]
+        else:
+            results = list(measure_pair((cells[0], what[0][1].text),
+                                        (cells[1], what[1][1].text), dialect, plan))
+    except Exception as e:  # noqa: BLE001 -- an engine bug: report it, go on
+        for cell in cells:
+            cell.error = f"{type(e).__name__}: {e}"
+            cell.engine_s.clear()
+            cell.base_s.clear()
+            progress(f"{cell.workload} {size_label(cell.size)} {chunk_label(cell.chunk)}: "
+                     f"ERROR {cell.error}")
+        return cells
+    took = clock() - began
+    for (size, workload, _), cell, result in zip(what, cells, results):
+        if result is not None:
+            checks.append(_check(workload, size, result))
+        base = "floor" if cell.chunk is not None else "regex"
+        progress(f"{cell.workload} {size_label(cell.size)} {chunk_label(cell.chunk)}: "
+                 f"{cell.chars / cell.engine_time / 1e6:.2f} MB/s, "
+                 f"{cell.ratio:.3f}x {base} ({len(cell.engine_s)} passes, {took:.1f} s)")
+    return cells
 
 
 def _dialect_axis(names: Sequence[str], plan: Plan, seed: int,

@@ -43,6 +43,10 @@ def _pooled(cells: list[Cell], workload: str, chunk: int | None) -> float | None
 
 
 def growth_rows(cells: list[Cell], sizes: tuple[int, ...]) -> list[dict[str, Any]]:
+    """Per (workload, chunking): the engine's time per character at the largest size
+    over the smallest, the median over the rounds the two cells ran together
+    (`measure_pair`; 1.00 = linear). Beside it, the same relative to each pass's
+    baseline (`relative_growth`), and the baseline's own (`baseline_growth`)."""
     small, large = min(sizes), max(sizes)
     found = []
     by_key = {(c.workload, c.size, c.chunk): c for c in cells}
@@ -52,16 +56,17 @@ def growth_rows(cells: list[Cell], sizes: tuple[int, ...]) -> list[dict[str, Any
             b = by_key.get((workload, large, chunk))
             if a is None or b is None or a is b or a.error or b.error:
                 continue
-            raw = (b.engine_time / b.chars) / (a.engine_time / a.chars)
-            base = (b.base_time / b.chars) / (a.base_time / a.chars)
-            found.append({"workload": workload, "chunk": chunk if chunk is not None else "parse",
-                          "from_size": small, "to_size": large,
-                          # The figure: engine time per character at the large size over
-                          # the small, each relative to its baseline measured alongside
-                          # it (a ratio of ratios, so that machine noise between the two
-                          # moments cancels): a.ratio / b.ratio.
-                          "growth": a.ratio / b.ratio,
-                          "raw_growth": raw, "baseline_growth": base})
+            rounds = range(min(a.paired, b.paired) or 1)
+            per_char = a.chars / b.chars
+            found.append({
+                "workload": workload, "chunk": chunk if chunk is not None else "parse",
+                "from_size": small, "to_size": large, "rounds": len(rounds),
+                "growth": statistics.median(b.engine_s[i] / a.engine_s[i] * per_char
+                                            for i in rounds),
+                "relative_growth": statistics.median(a.ratios[i] / b.ratios[i]
+                                                     for i in rounds),
+                "baseline_growth": statistics.median(b.base_s[i] / a.base_s[i] * per_char
+                                                     for i in rounds)})
     return found
 
 

@@ -127,6 +127,9 @@ class Cell:
     """The floor's seconds (streaming) or the regex pass's (one-shot), pass by pass."""
     error: str | None = None
     """The exception the engine raised on this cell (a bug: content never raises)."""
+    paired: int = 0
+    """The first this many passes ran round by round with the other cell of a growth
+    pair (`measure_pair`): pass i of each is from the same round."""
 
     @property
     def ratios(self) -> list[float]:
@@ -162,12 +165,10 @@ class Cell:
         }
 
 
-def measure(cell: Cell, text: str, dialect: Any, plan: Plan) -> Any:
-    """Run interleaved passes: at least `plan.passes` and `plan.min_cell_time` seconds
-    (at most `plan.max_passes`), but never start a pass that would take the cell past
-    `plan.cell_budget` seconds (the first pass always runs, and a cell the growth figure
-    compares runs `plan.passes` whatever they take: `Plan.least_passes`). Returns the
-    last `ParseResult` of a one-shot cell, else None."""
+def _runner(cell: Cell, text: str, dialect: Any
+            ) -> tuple[Callable[[int], tuple[float, float]], list[Any]]:
+    """The pass function of `cell` (pass number -> engine and baseline seconds) and a
+    one-item list that holds the last `ParseResult` of a one-shot cell."""
     import toolparse
 
     last: list[Any] = [None]
@@ -178,33 +179,66 @@ def measure(cell: Cell, text: str, dialect: Any, plan: Plan) -> Any:
         def one_pass(n: int) -> tuple[float, float]:
             engine, base, last[0] = _parse_pass(text, parse)
             return engine, base
-    else:
-        size = cell.chunk
-        chunks = [text[i:i + size] for i in range(0, len(text), size)]
-        segment = max(1000, min(_SEGMENT_CHARS, len(text) // 32) // size)
+        return one_pass, last
+    size = cell.chunk
+    chunks = [text[i:i + size] for i in range(0, len(text), size)]
+    segment = max(1000, min(_SEGMENT_CHARS, len(text) // 32) // size)
 
-        def make_parser() -> Any:
-            return toolparse.StreamParser(dialect, max_capture=BENCH_MAX_CAPTURE)
+    def make_parser() -> Any:
+        return toolparse.StreamParser(dialect, max_capture=BENCH_MAX_CAPTURE)
 
-        def one_pass(n: int) -> tuple[float, float]:
-            return _stream_pass(chunks, make_parser, segment, first_floor=n % 2 == 0)
-    spent = 0.0
-    n = 0
-    least = plan.least_passes(cell.size, cell.chunk)
+    def one_stream_pass(n: int) -> tuple[float, float]:
+        return _stream_pass(chunks, make_parser, segment, first_floor=n % 2 == 0)
+    return one_stream_pass, last
+
+
+def _one(cell: Cell, one_pass: Callable[[int], tuple[float, float]]) -> float:
+    """Run one pass of `cell`; returns its seconds (engine and baseline)."""
+    gc.collect()
+    engine, base = one_pass(len(cell.engine_s))
+    cell.engine_s.append(engine)
+    cell.base_s.append(base)
+    return engine + base
+
+
+def _repeat(cell: Cell, one_pass: Callable[[int], tuple[float, float]], plan: Plan) -> None:
+    """More passes of `cell` while it needs them: at least `plan.passes` and
+    `plan.min_cell_time` seconds, at most `plan.max_passes`, and never one that would
+    take it past `plan.cell_budget` (but a cell always gets one pass)."""
+    spent = sum(cell.engine_s) + sum(cell.base_s)
     while True:
-        gc.collect()
-        engine, base = one_pass(n)
-        cell.engine_s.append(engine)
-        cell.base_s.append(base)
-        spent += engine + base
-        n += 1
-        if n >= plan.max_passes:
-            break
-        if n >= plan.passes and spent >= plan.min_cell_time:
-            break
-        if n >= least and spent / n * (n + 1) > plan.cell_budget:
-            break
+        n = len(cell.engine_s)
+        if n >= plan.max_passes or (n >= plan.passes and spent >= plan.min_cell_time):
+            return
+        if n and spent / n * (n + 1) > plan.cell_budget:
+            return
+        spent += _one(cell, one_pass)
+
+
+def measure(cell: Cell, text: str, dialect: Any, plan: Plan) -> Any:
+    """Time `cell` over `text` (`_repeat`'s rule); returns the last `ParseResult` of a
+    one-shot cell, else None."""
+    one_pass, last = _runner(cell, text, dialect)
+    _repeat(cell, one_pass, plan)
     return last[0]
+
+
+def measure_pair(small: tuple[Cell, str], large: tuple[Cell, str], dialect: Any,
+                 plan: Plan) -> tuple[Any, Any]:
+    """Time the two cells a growth figure divides: `plan.passes` rounds of one pass
+    each, alternating which goes first, whatever they take (a slow workload's largest
+    cell would otherwise get one pass), then each on by `_repeat`'s rule. Within a
+    round the two passes are seconds apart, so a round's ratio of their times per
+    character carries little of the machine's drift (`Cell.paired`). Returns the last
+    `ParseResult` of each (None when streaming)."""
+    runs = [(cell, *_runner(cell, text, dialect)) for cell, text in (small, large)]
+    for round_ in range(plan.passes):
+        for cell, one_pass, _ in (runs if round_ % 2 == 0 else runs[::-1]):
+            _one(cell, one_pass)
+    for cell, one_pass, _ in runs:
+        cell.paired = plan.passes
+        _repeat(cell, one_pass, plan)
+    return runs[0][2][0], runs[1][2][0]
 
 
 def warm_up(dialect: Any) -> None:
@@ -244,7 +278,8 @@ class Plan:
     adversarial_matrix_sizes: int
     """The same for the adversarial workloads (whose 1-character cells are the slowest)."""
     passes: int
-    """Passes per cell, at least (unless the cell budget runs out)."""
+    """Passes per cell, at least (unless the cell budget runs out), and the rounds of a
+    growth pair (`measure_pair`), which run whatever they take."""
     min_cell_time: float
     """Seconds a cell runs at least (more passes for small, fast cells)."""
     max_passes: int
@@ -261,14 +296,6 @@ class Plan:
         if size in self.sizes[:count]:
             return CHUNKINGS
         return GROWTH_CHUNKINGS
-
-    def least_passes(self, size: int, chunk: int | None) -> int:
-        """Passes a cell runs even past `cell_budget`: `passes` for the two cells a
-        growth figure divides (the smallest and the largest size of a growth chunking),
-        one for the rest. The budget alone gave a slow workload's largest cell one pass,
-        so its growth figure rested on one sample of each side's noise."""
-        growth_cell = chunk in GROWTH_CHUNKINGS and size in (min(self.sizes), max(self.sizes))
-        return self.passes if growth_cell else 1
 
 
 PLANS: Final = {
