@@ -221,6 +221,10 @@ def test_floor_does_what_the_issue_says() -> None:
     floor.close()
 
 
+def _joined(result: toolparse.ParseResult) -> str:
+    return "".join(e.text if isinstance(e, toolparse.Text) else e.raw for e in result.events)
+
+
 def test_growth_pair_runs_its_rounds_past_the_budget() -> None:
     # A zero budget stops a cell after one pass; the two cells a growth figure divides
     # still run `passes` rounds together, and say so.
@@ -230,9 +234,13 @@ def test_growth_pair_runs_its_rounds_past_the_budget() -> None:
     for chunk in (4, None):
         texts = [workloads.generate("tools", s).text for s in plan.sizes]
         pair = [timing.Cell("tools", s, chunk, len(t)) for s, t in zip(plan.sizes, texts)]
-        results = timing.measure_pair((pair[0], texts[0]), (pair[1], texts[1]), dialect, plan)
+        keeps = (lambda r: ("small", _joined(r) == texts[0]),
+                 lambda r: ("large", _joined(r) == texts[1]))
+        results = timing.measure_pair((pair[0], texts[0]), (pair[1], texts[1]), dialect, plan,
+                                      keeps)
         assert [len(c.engine_s) for c in pair] == [3, 3] == [c.paired for c in pair]
-        assert all((r is None) == (chunk is not None) for r in results)
+        # Each side's `keep` of its own last result, not the result (streaming: None).
+        assert results == ((None, None) if chunk else (("small", True), ("large", True)))
         alone = timing.Cell("tools", plan.sizes[0], chunk, len(texts[0]))
         timing.measure(alone, texts[0], dialect, plan)
         assert (len(alone.engine_s), alone.paired) == (1, 0)

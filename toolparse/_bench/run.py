@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.machinery
 import os
 import platform
@@ -153,6 +154,8 @@ def _cells(names: Sequence[str], plan: Plan, dialect: Any, seed: int, progress: 
     cells: list[Cell] = []
     checks: list[dict[str, Any]] = []
     small, large = min(plan.sizes), max(plan.sizes)
+    paired = GROWTH_CHUNKINGS if small != large else ()
+    order = {key: i for i, key in enumerate((s, c) for s in plan.sizes for c in CHUNKINGS)}
     # A workload's sizes are measured back to back, and the two cells its growth figure
     # divides round by round (`measure_pair`), so that a machine that gets busier
     # meanwhile cannot pass for superlinear work.
@@ -161,13 +164,11 @@ def _cells(names: Sequence[str], plan: Plan, dialect: Any, seed: int, progress: 
         mine: list[Cell] = []
         for size, workload in workloads.items():
             for chunk in plan.chunkings(size, name):
-                if small == large or chunk not in GROWTH_CHUNKINGS or size not in (small, large):
+                if chunk not in paired or size not in (small, large):
                     mine += _timed([(size, workload, chunk)], plan, dialect, checks, progress)
-        for chunk in GROWTH_CHUNKINGS if small != large else ():
+        for chunk in paired:
             mine += _timed([(small, workloads[small], chunk), (large, workloads[large], chunk)],
                            plan, dialect, checks, progress)
-        order = {(s, c): i for i, (s, c) in enumerate(
-            (s, c) for s in plan.sizes for c in CHUNKINGS)}
         cells += sorted(mine, key=lambda c: order[c.size, c.chunk])
     return cells, checks
 
@@ -177,13 +178,15 @@ def _timed(what: list[tuple[int, Workload, int | None]], plan: Plan, dialect: An
     """One cell, or a growth pair of two (`measure_pair`), timed; an engine error marks
     every cell of it."""
     cells = [Cell(w.name, size, chunk, len(w.text)) for size, w, chunk in what]
+    # Each keeps what the report needs of a parse(), not the result (`measure_pair`).
+    keeps = [functools.partial(_check, w, size) for size, w, _ in what]
     began = clock()
     try:
         if len(cells) == 1:
-            results = [measure(cells[0], what[0][1].text, dialect, plan)]
+            found = [measure(cells[0], what[0][1].text, dialect, plan, keeps[0])]
         else:
-            results = list(measure_pair((cells[0], what[0][1].text),
-                                        (cells[1], what[1][1].text), dialect, plan))
+            found = list(measure_pair((cells[0], what[0][1].text), (cells[1], what[1][1].text),
+                                      dialect, plan, (keeps[0], keeps[1])))
     except Exception as e:  # noqa: BLE001 -- an engine bug: report it, go on
         for cell in cells:
             cell.error = f"{type(e).__name__}: {e}"
@@ -193,9 +196,9 @@ def _timed(what: list[tuple[int, Workload, int | None]], plan: Plan, dialect: An
                      f"ERROR {cell.error}")
         return cells
     took = clock() - began
-    for (size, workload, _), cell, result in zip(what, cells, results):
-        if result is not None:
-            checks.append(_check(workload, size, result))
+    for cell, check in zip(cells, found):
+        if check is not None:
+            checks.append(check)
         base = "floor" if cell.chunk is not None else "regex"
         progress(f"{cell.workload} {size_label(cell.size)} {chunk_label(cell.chunk)}: "
                  f"{cell.chars / cell.engine_time / 1e6:.2f} MB/s, "

@@ -165,10 +165,16 @@ class Cell:
         }
 
 
-def _runner(cell: Cell, text: str, dialect: Any
+def _same(result: Any) -> Any:
+    return result
+
+
+def _runner(cell: Cell, text: str, dialect: Any, keep: Callable[[Any], Any]
             ) -> tuple[Callable[[int], tuple[float, float]], list[Any]]:
     """The pass function of `cell` (pass number -> engine and baseline seconds) and a
-    one-item list that holds the last `ParseResult` of a one-shot cell."""
+    one-item list that holds `keep(result)` of the last pass of a one-shot cell. The
+    previous one is dropped before each pass: a large `ParseResult` left alive would
+    charge its collection to the next pass (of this cell or its growth twin)."""
     import toolparse
 
     last: list[Any] = [None]
@@ -177,7 +183,9 @@ def _runner(cell: Cell, text: str, dialect: Any
             return toolparse.parse(t, dialect, max_capture=BENCH_MAX_CAPTURE)
 
         def one_pass(n: int) -> tuple[float, float]:
-            engine, base, last[0] = _parse_pass(text, parse)
+            last[0] = None
+            engine, base, result = _parse_pass(text, parse)
+            last[0] = keep(result)
             return engine, base
         return one_pass, last
     size = cell.chunk
@@ -215,23 +223,27 @@ def _repeat(cell: Cell, one_pass: Callable[[int], tuple[float, float]], plan: Pl
         spent += _one(cell, one_pass)
 
 
-def measure(cell: Cell, text: str, dialect: Any, plan: Plan) -> Any:
-    """Time `cell` over `text` (`_repeat`'s rule); returns the last `ParseResult` of a
-    one-shot cell, else None."""
-    one_pass, last = _runner(cell, text, dialect)
+def measure(cell: Cell, text: str, dialect: Any, plan: Plan,
+            keep: Callable[[Any], Any] = _same) -> Any:
+    """Time `cell` over `text` (`_repeat`'s rule); returns `keep` of the last
+    `ParseResult` of a one-shot cell, else None."""
+    one_pass, last = _runner(cell, text, dialect, keep)
     _repeat(cell, one_pass, plan)
     return last[0]
 
 
 def measure_pair(small: tuple[Cell, str], large: tuple[Cell, str], dialect: Any,
-                 plan: Plan) -> tuple[Any, Any]:
+                 plan: Plan, keeps: tuple[Callable[[Any], Any], Callable[[Any], Any]]
+                 = (_same, _same)) -> tuple[Any, Any]:
     """Time the two cells a growth figure divides: `plan.passes` rounds of one pass
     each, alternating which goes first, whatever they take (a slow workload's largest
     cell would otherwise get one pass), then each on by `_repeat`'s rule. Within a
     round the two passes are seconds apart, so a round's ratio of their times per
-    character carries little of the machine's drift (`Cell.paired`). Returns the last
-    `ParseResult` of each (None when streaming)."""
-    runs = [(cell, *_runner(cell, text, dialect)) for cell, text in (small, large)]
+    character carries little of the machine's drift (`Cell.paired`). Returns each one's
+    `keeps` of its last `ParseResult` (None when streaming): pass ones that return
+    something small, or the one cell's result is alive while the other's passes run."""
+    runs = [(cell, *_runner(cell, text, dialect, keep))
+            for (cell, text), keep in zip((small, large), keeps)]
     for round_ in range(plan.passes):
         for cell, one_pass, _ in (runs if round_ % 2 == 0 else runs[::-1]):
             _one(cell, one_pass)
