@@ -322,6 +322,13 @@ RAW_HTML = [
     ("complete tag nested in an unclosed value", "<a title='<b c=\"`\"> {T} `\n", [False]),
     ("unclosed value, no complete tag inside", "<a title='<b c=\"` {T} `\n", [True]),
     ("the block decides an earlier tag", '<a href="`{T}">`\n', [True]),
+    # A `<` inside another candidate's text, decided before any character with an
+    # inline meaning (`<b"` dies at the quote; `<b>` and `<x@y.z>` complete): the outer
+    # candidate still reads every character of it, the `>` that ends both included.
+    ("a dead tag start inside a value", '<a title="x <b" data="`"> {T} `\n', [False]),
+    ("same, the outer tag then fails", '<a title="x <b" data="`" <c {T} `\n', [True]),
+    ("a tag inside a declaration ends both", "x <!X <b> ` {T} `\n", [True]),
+    ("an autolink inside a declaration ends both", "x <!X <x@y.z> ` {T} `\n", [True]),
 ]
 
 INDENTED = [

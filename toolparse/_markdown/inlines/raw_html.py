@@ -205,12 +205,18 @@ def tag_open(s: InlineState, text: str, i: int, n: int) -> int:
     opener = syn.tag_open
     if i < n and dead_after(opener, text[i]):
         return i  # (`<<`, `< `, `<1`)
-    if not s.cands and n - i >= tuning.LOOKAHEAD_MIN:
-        k = _whole_tag(s, text, i, n)
-        if k < 0:
-            k = candidate_ahead(text, i, n, opener, patterns().stops)
-        if k >= 0:
-            return k
+    if n - i >= tuning.LOOKAHEAD_MIN:
+        if not s.cands:
+            k = _whole_tag(s, text, i, n)
+            if k < 0:
+                k = candidate_ahead(text, i, n, opener, patterns().stops)
+            if k >= 0:
+                return k
+        elif candidate_ahead(text, i, n, opener, patterns().stops) >= 0:
+            # Inside another candidate's text, the same read-ahead: decided before any
+            # character with a meaning, this one changes no view, so it is not pushed;
+            # the candidates alive go on from here over its text as over any other.
+            return i
     cand = new_candidate(opener)
     if cand is not None:
         push_candidate(s, cand)
