@@ -156,6 +156,12 @@ class StateLexer:
     careful: frozenset[str]
     """The candidates whose match near the end of the text needs a second look: an
     earlier atom could still beat them, or they have a lookahead."""
+    tries: dict[str, dict[str, tuple[tuple[TerminalSpec, DFA | None], ...]]] = field(
+        default_factory=dict, compare=False)
+    """For `_arriving_in`: a candidate's name ("" for all the candidates) -> the first
+    character of a text -> the atoms, among the candidates or the atoms earlier than
+    that one, that a text starting with it may be a prefix of, with their automata.
+    Filled as texts ask."""
 
     @classmethod
     def build(cls, ordered: Iterable[TerminalSpec]) -> StateLexer:
@@ -243,7 +249,7 @@ def settle_state(lexer: StateLexer, m: re.Match[str] | None, text: str, pos: int
     walk the text again to remember it."""
     if m is None or m.end() == pos:
         if not final:
-            arriving, state = _arriving(lexer.candidates, text, pos, end)
+            arriving, state = _arriving_in(lexer, "", text, pos, end)
             if arriving is not None:
                 return arriving, NEED_MORE, state
         return None, pos, -1
@@ -259,10 +265,39 @@ def settle_state(lexer: StateLexer, m: re.Match[str] | None, text: str, pos: int
             return spec, NEED_MORE, -1
         earlier = lexer.earlier_atoms[spec.name]
         if earlier:
-            beaten, state = _arriving(earlier, text, pos, end)
+            beaten, state = _arriving_in(lexer, spec.name, text, pos, end)
             if beaten is not None:
                 return beaten, NEED_MORE, state
     return spec, token_end, -1
+
+
+def _arriving_in(lexer: StateLexer, beating: str, text: str, pos: int, end: int
+                 ) -> tuple[TerminalSpec | None, int]:
+    """`_arriving` over the state's candidates (`beating` "") or the atoms that could
+    beat the candidate `beating` (`earlier_atoms`), trying only those that a text
+    starting with text[pos] may begin (`StateLexer.tries`)."""
+    if end - pos >= MAX_ATOM:
+        return None, -1
+    first = text[pos] if pos < end else ""
+    by_first = lexer.tries.get(beating)
+    if by_first is None:
+        by_first = lexer.tries.setdefault(beating, {})
+    tries = by_first.get(first)
+    if tries is None:
+        among = lexer.earlier_atoms[beating] if beating else lexer.candidates
+        tries = by_first[first] = tuple(
+            (spec, spec.dfa) for spec in among if not spec.is_run
+            and (spec.starts is None or not first or first in spec.starts))
+    for spec, dfa in tries:
+        if dfa is not None:
+            state = dfa.advance(dfa.initial, text[pos:end])
+            if state >= 0:
+                return spec, state
+            continue
+        p = spec.partial.match(text, pos, end, partial=True)
+        if p is not None and p.partial:
+            return spec, -1
+    return None, -1
 
 
 def _arriving(candidates: Iterable[TerminalSpec], text: str, pos: int, end: int
