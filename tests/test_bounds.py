@@ -155,6 +155,23 @@ def test_the_plain_text_events_kept_for_repeated_chunks_stay_bounded() -> None:
     assert joined(feeder.close()) == ""
 
 
+def test_a_full_plain_text_cache_keeps_the_texts_still_in_use() -> None:
+    # When the kept events reach PLAIN_KEPT a new generation starts, and a text seen in
+    # the one before is carried over: its event is the same object, not a new one. Two
+    # generations at most are kept.
+    from toolparse._stream import output as engine
+
+    feeder = toolparse.StreamParser()
+    kept = feeder.feed("still in use ")[0]
+    for n in range(engine.PLAIN_KEPT):  # one new generation, exactly
+        feeder.feed(f"v{n} ")
+        assert len(engine.PLAIN_EVENTS) + len(engine._OLDER) <= 2 * engine.PLAIN_KEPT
+    assert "still in use " not in engine.PLAIN_EVENTS
+    again = feeder.feed("still in use ")[0]
+    assert again is kept and "still in use " in engine.PLAIN_EVENTS
+    assert joined(feeder.close()) == ""
+
+
 BROKEN = OPEN + "v</parameter><oops/></invoke></tool_calls>"
 GOOD = OPEN + "v" + CLOSE
 
