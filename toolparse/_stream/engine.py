@@ -160,9 +160,10 @@ class Engine:
         # The fast path tests one character with `in`; a dialect whose blocks can start
         # with several characters tests them all with one search, at the top of _feed.
         self._opener_char = chars if len(chars) == 1 else ""
-        self._plain = bool(self._opener_char)
-        """True when the one-character fast path applies: SCAN, nothing arriving, nothing
-        held (`_quiet()` says the same for any dialect)."""
+        self._plain = self._opener_char
+        """The one character the fast path tests, while it applies (SCAN, nothing
+        arriving, nothing held; `_quiet()` says the same for any dialect); else "",
+        which is in every chunk, so that one `in` test says both."""
 
     # ---- what StreamParser hands over -------------------------------------------------
 
@@ -177,7 +178,7 @@ class Engine:
         refused with a `ChunkTypeError` (`_checked`), never by the compiled build's own
         argument check."""
         if type(chunk) is str:
-            if self._plain and self._opener_char not in chunk:
+            if self._plain not in chunk:
                 # Plain text, nothing open, nothing held: one test, one append, one event.
                 if not chunk:
                     return []
@@ -255,7 +256,7 @@ class Engine:
         """`StreamParser.close`."""
         if self._mode is Mode.CLOSED:
             raise StreamClosedError("close() called twice")
-        self._plain = False
+        self._plain = ""
         self._process(self._tail, final=True)
         if self._span is not None:  # the end of the stream ends a failed span
             self._span.finish(self._output)
@@ -312,8 +313,8 @@ class Engine:
             self._tail = ""
             text = text[pos:]
         self._process(text, final=False)
-        self._plain = (self._mode is Mode.SCAN and not self._tail
-                       and not self._output.waiting and bool(self._opener_char))
+        self._plain = (self._opener_char if self._mode is Mode.SCAN and not self._tail
+                       and not self._output.waiting else "")
         if self._capture is not None:
             self._note_capture(self._capture)
         return self._take()
@@ -409,7 +410,7 @@ class Engine:
         self._arriving.clear()
         self._output.text(text, self._base)
         self._base += len(text)
-        self._plain = bool(self._opener_char)
+        self._plain = self._opener_char
         return self._take()
 
     def _process(self, text: str, final: bool) -> None:
