@@ -274,8 +274,8 @@ def settle_state(lexer: StateLexer, m: re.Match[str] | None, text: str, pos: int
 def _arriving_in(lexer: StateLexer, beating: str, text: str, pos: int, end: int
                  ) -> tuple[TerminalSpec | None, int]:
     """`_arriving` over the state's candidates (`beating` "") or the atoms that could
-    beat the candidate `beating` (`earlier_atoms`), trying only those that a text
-    starting with text[pos] may begin (`StateLexer.tries`)."""
+    beat the candidate `beating` (`earlier_atoms`), with the atoms worth trying for
+    text[pos] kept per first character (`StateLexer.tries`)."""
     if end - pos >= MAX_ATOM:
         return None, -1
     first = text[pos] if pos < end else ""
@@ -285,19 +285,8 @@ def _arriving_in(lexer: StateLexer, beating: str, text: str, pos: int, end: int
     tries = by_first.get(first)
     if tries is None:
         among = lexer.earlier_atoms[beating] if beating else lexer.candidates
-        tries = by_first[first] = tuple(
-            (spec, spec.dfa) for spec in among if not spec.is_run
-            and (spec.starts is None or not first or first in spec.starts))
-    for spec, dfa in tries:
-        if dfa is not None:
-            state = dfa.advance(dfa.initial, text[pos:end])
-            if state >= 0:
-                return spec, state
-            continue
-        p = spec.partial.match(text, pos, end, partial=True)
-        if p is not None and p.partial:
-            return spec, -1
-    return None, -1
+        tries = by_first[first] = _worth_trying(among, first)
+    return _first_prefix(tries, text, pos, end)
 
 
 def _arriving(candidates: Iterable[TerminalSpec], text: str, pos: int, end: int
@@ -307,10 +296,22 @@ def _arriving(candidates: Iterable[TerminalSpec], text: str, pos: int, end: int
     if end - pos >= MAX_ATOM:
         return None, -1
     first = text[pos] if pos < end else ""
-    for spec in candidates:
-        if spec.is_run or (spec.starts is not None and first and first not in spec.starts):
-            continue
-        dfa = spec.dfa
+    return _first_prefix(_worth_trying(candidates, first), text, pos, end)
+
+
+def _worth_trying(candidates: Iterable[TerminalSpec], first: str
+                  ) -> tuple[tuple[TerminalSpec, DFA | None], ...]:
+    """The atoms among `candidates` that a text starting with `first` ("": an empty
+    text) may begin, in order, with their automata."""
+    return tuple((spec, spec.dfa) for spec in candidates if not spec.is_run
+                 and (spec.starts is None or not first or first in spec.starts))
+
+
+def _first_prefix(tries: tuple[tuple[TerminalSpec, DFA | None], ...], text: str, pos: int,
+                  end: int) -> tuple[TerminalSpec | None, int]:
+    """The first of `tries` that text[pos:end] is a proper prefix of a match of, and its
+    automaton's state after it (-1 when it has none)."""
+    for spec, dfa in tries:
         if dfa is not None:
             state = dfa.advance(dfa.initial, text[pos:end])
             if state >= 0:
