@@ -13,7 +13,8 @@ how a value's text reads (see `values.py`). The first `//` comment line of the f
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from typing import NamedTuple
 
 from toolparse._dialect.values import VALUE_EDGES
 from toolparse._errors import GrammarError
@@ -26,8 +27,7 @@ _LINE = re.compile(r"^\s*//!\s*toolparse:(.*)$", re.M)
 _FIRST_COMMENT = re.compile(r"^\s*//(?!!)\s*(.*?)\s*$", re.M)
 
 
-@dataclass(frozen=True, slots=True)
-class Header:
+class Header(NamedTuple):
     """What a grammar file says about itself."""
 
     typing: str = "attribute"

@@ -29,7 +29,8 @@ Cost: one pass over the rules at load time.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+
+from typing import NamedTuple
 
 from toolparse._dialect.records import RuleRecord, Symbol
 
@@ -37,8 +38,7 @@ __all__ = ["BlockRoles", "block_roles", "own_name", "reachable", "reachable_chil
            "tokens_around"]
 
 
-@dataclass(frozen=True, slots=True)
-class BlockRoles:
+class BlockRoles(NamedTuple):
     """Terminal names by the part they play in a block."""
 
     call_starts: frozenset[str]

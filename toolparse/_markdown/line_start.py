@@ -25,8 +25,7 @@ rules that have a `line` pattern decide there, with the same state change.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolparse._markdown.blocks import container, fence, html_block, indented, leaf
 from toolparse._markdown.state import (
@@ -42,8 +41,7 @@ __all__ = ["BlockRule", "BLOCK_STARTS", "machine", "nns", "advance"]
 StartRule = Callable[["MarkdownTracker", str, int, int, int, bool], Any]
 
 
-@dataclass(frozen=True, slots=True)
-class BlockRule:
+class BlockRule(NamedTuple):
     """One entry of the block-start table (commonmark.js `blockStarts`)."""
 
     name: str              # the block it starts

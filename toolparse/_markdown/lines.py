@@ -23,8 +23,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from toolparse._markdown.blocks import container, fence, leaf
 from toolparse._markdown.inlines import code_span, links, runner
@@ -45,8 +44,7 @@ __all__ = ["ready", "run", "plain_line_start", "LINE_COPY_MAX"]
 LINE_COPY_MAX = 4096
 
 
-@dataclass(frozen=True, slots=True)
-class _Lines:
+class _Lines(NamedTuple):
     plain_ascii: frozenset[str]     # first characters that start no block
     starts_no_block: re.Pattern[str]
     block_line: re.Pattern[str]     # the block starts decided here (named groups)

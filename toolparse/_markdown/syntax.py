@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolparse._errors import GrammarError
 from toolparse._syntax.dfa import DFA, compile_dfa, dfa_from_data, dfa_to_data
@@ -38,8 +37,7 @@ CODE_INDENT = 4
 LOOKAHEAD_MIN = 32
 
 
-@dataclass(frozen=True, slots=True)
-class Syntax:
+class Syntax(NamedTuple):
     """The grammar's terminals: single characters, and compiled patterns by name."""
 
     path: str
@@ -156,8 +154,7 @@ LINK_AUTOMATA = ("LINK_TAIL", "DEFINITION_BARE", "DEFINITION_TITLED", "TITLE_LIN
 _AUTOMATA = (*INLINE_AUTOMATA, "HTML_BLOCK_7_LINE", *LINK_AUTOMATA)
 
 
-@dataclass(frozen=True, slots=True)
-class Automata:
+class Automata(NamedTuple):
     inline: tuple[DFA, ...]    # raw HTML, URI autolink, e-mail autolink
     html_block_7: DFA          # a whole line that is one tag
     link_tail: DFA             # `(destination "title")` after a link's `]`

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+
+from typing import NamedTuple
 
 from toolparse._markdown.inlines import links
 from toolparse._markdown.inlines.state import (
@@ -41,8 +42,7 @@ TAG_WINDOW = 512
 
 
 
-@dataclass(frozen=True, slots=True)
-class Patterns:
+class Patterns(NamedTuple):
     inline_tag: re.Pattern[str]   # a complete tag or autolink, one compiled match
     tag_stops: re.Pattern[str]    # what a tag may not hold for that match to count
     stops: str                    # the characters with an inline meaning

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+
+from typing import NamedTuple
 
 from toolparse._markdown.inlines import code_span, links, raw_html
 from toolparse._markdown.inlines.state import (
@@ -30,8 +31,7 @@ __all__ = ["Scan", "scan_patterns", "feed", "eol", "atom", "ticket", "prepare",
            "begin_paragraph", "begin_heading", "end_paragraph", "quiet"]
 
 
-@dataclass(frozen=True, slots=True)
-class Scan:
+class Scan(NamedTuple):
     """The compiled searches of the inline phase."""
 
     search: re.Pattern[str]       # the next character that may change the state
