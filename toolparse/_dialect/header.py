@@ -13,7 +13,6 @@ how a value's text reads (see `values.py`). The first `//` comment line of the f
 from __future__ import annotations
 
 import re
-
 from typing import NamedTuple
 
 from toolparse._dialect.values import VALUE_EDGES

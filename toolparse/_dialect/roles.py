@@ -29,7 +29,6 @@ Cost: one pass over the rules at load time.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-
 from typing import NamedTuple
 
 from toolparse._dialect.records import RuleRecord, Symbol

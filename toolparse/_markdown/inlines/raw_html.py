@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import re
-
 from typing import NamedTuple
 
 from toolparse._markdown.inlines import links

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import re
-
 from typing import NamedTuple
 
 from toolparse._markdown.inlines import code_span, links, raw_html
