@@ -21,9 +21,11 @@ Sections:
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 import re
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -739,6 +741,94 @@ def test_too_many_worlds_fail_closed() -> None:
     # was past the bound, so it answers code: text, never a call.
     assert t.finish() == [(ticket, True)]
     assert len(t.worlds.states) == 1
+
+
+# ---- fork: an independent copy (the engine's read-ahead, SPEC 3.2) ------------------------
+
+FORK_SCRIPT: list[tuple[str, str]] = [  # (call, text): every kind of state object
+    ("feed", "[a]: /x\n[b"),                        # a definition candidate
+    ("feed", "]: /y\n\n> - [a [l] b](`) more `one and <a href='"),  # worlds, a container
+    ("context", ""), ("opaque", TC),                # a ticket while candidates live
+    ("feed", "x'> [t](<dest"),                      # a link tail
+    ("context", ""), ("opaque", TC),
+    ("feed", "> ` and\n> - two\n\n"), ("feed", "[l]: /u\n"), ("finish", ""),
+]
+
+
+def run_script(tracker: MarkdownTracker, steps: Sequence[tuple[str, str]]) -> list[Any]:
+    out: list[Any] = []
+    for call, text in steps:
+        out.append(tracker.context() if call == "context" else
+                   tracker.finish() if call == "finish" else getattr(tracker, call)(text))
+    return out
+
+
+def state_attributes(obj: object) -> list[str]:
+    """Every instance attribute of a tracker state object (pure: `__slots__`; compiled:
+    the attributes mypyc lists)."""
+    names: list[str] = []
+    for cls in type(obj).__mro__:
+        own = getattr(cls, "__mypyc_attrs__", None) or getattr(cls, "__slots__", ())
+        names += [name for name in own if name not in names and name != "__dict__"]
+    return [name for name in names if hasattr(obj, name)]
+
+
+def assert_twins(a: Any, b: Any, pairs: dict[int, int], kinds: set[str]) -> None:
+    """`b` is `a` copied deeply: equal values, no mutable object shared, and an object
+    reached twice in `a` is one object in `b` too."""
+    if a is None or isinstance(a, (bool, int, float, str)):
+        assert a == b
+        return
+    if isinstance(a, tuple):  # shared if its items are: deepcopy's own rule
+        assert type(a) is type(b) and len(a) == len(b)
+        for x, y in zip(a, b):
+            assert_twins(x, y, pairs, kinds)
+        return
+    if id(a) in pairs:
+        assert pairs[id(a)] == id(b), "an object reached twice was copied twice"
+        return
+    pairs[id(a)] = id(b)
+    module = type(a).__module__
+    if a is b:  # what never changes: automata, patterns, bracket nodes, enum members
+        assert (module.startswith("toolparse._syntax") or module in ("re", "_regex", "enum")
+                or type(a).__name__ in ("Bracket", "builtin_function_or_method",
+                                        "builtin_method")
+                or isinstance(a, enum.Enum)), type(a)
+        return
+    assert type(a) is type(b)
+    if isinstance(a, (list, deque)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            assert_twins(x, y, pairs, kinds)
+    elif isinstance(a, (set, frozenset)):
+        assert a == b
+    elif isinstance(a, dict):
+        assert list(a) == list(b)
+        for key in a:
+            assert_twins(a[key], b[key], pairs, kinds)
+    else:
+        assert module.startswith("toolparse._markdown"), type(a)
+        kinds.add(type(a).__name__)
+        assert state_attributes(a) == state_attributes(b)
+        for name in state_attributes(a):
+            assert_twins(getattr(a, name), getattr(b, name), pairs, kinds)
+
+
+def test_a_fork_is_an_equal_and_independent_tracker() -> None:
+    whole = run_script(MarkdownTracker(), FORK_SCRIPT)
+    assert whole[-1] or any(whole)  # the script resolves tickets: it checks something
+    kinds: set[str] = set()
+    for k in range(len(FORK_SCRIPT)):
+        tracker = MarkdownTracker()
+        before = run_script(tracker, FORK_SCRIPT[:k])
+        twin = tracker.fork()
+        assert_twins(tracker, twin, {}, kinds)
+        # Each goes on by itself to the same answers as a tracker never forked.
+        assert before + run_script(twin, FORK_SCRIPT[k:]) == whole
+        assert before + run_script(tracker, FORK_SCRIPT[k:]) == whole
+    # Every class of tracker state was copied somewhere in the script.
+    assert kinds >= {"MarkdownTracker", "Container", "InlineState", "Worlds", "Opener",
+                     "BranchTicket", "TagCandidate", "TailCandidate", "DefinitionCandidate"}
 
 
 def test_empty_pieces_are_fine() -> None:

@@ -21,6 +21,7 @@ __all__ = [
     "RejectedCallError",
     "ParserCopyError",
     "ChunkFormatError",
+    "TrackerStateError",
 ]
 
 
@@ -87,3 +88,9 @@ class ChunkFormatError(ToolparseError, ValueError):
     """`toolparse.openai` was given something that is not a chat completion or chunk:
     neither a mapping nor an openai SDK object, or a field of the wrong type
     (`choices` not a list, `delta.content` not a string). The message names the field."""
+
+
+class TrackerStateError(ToolparseError, RuntimeError):
+    """An illegal mode change in the Markdown tracker: a bug in the tracker, never a
+    property of the input (raised by `toolparse._markdown.state`, defined here so that
+    the compiled build's tracker need not define an exception with two bases)."""

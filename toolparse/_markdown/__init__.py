@@ -10,6 +10,7 @@ block table are (docs/markdown.md has the table of rules, files and grammar term
     syntax.py       what is read from grammars/markdown.lark
     line_start.py   the resumable line-start machine and the table of block starts
     lines.py        the whole-line shortcut, built from the same rules
+    copies.py       the tracker's copy of itself (`fork`), which a compiled build can make
     blocks/         container (block quote, list item), fence, indented, html_block,
                     leaf (ATX and setext headings, thematic break, paragraph)
     inlines/        code_span (and escapes), raw_html (and autolinks), links (and

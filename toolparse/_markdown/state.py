@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Final
+from typing import Any, Final
 
-from toolparse._errors import ToolparseError
+from toolparse._errors import TrackerStateError
+from toolparse._markdown.copies import deep_copy
 
 __all__ = ["Mode", "Leaf", "TRANSITIONS", "TrackerStateError", "Container", "NeedMore",
            "Outcome", "check_move", "ENTERS",
@@ -110,10 +111,6 @@ ENTERS: Final[dict[Outcome, Mode]] = {
 }
 
 
-class TrackerStateError(ToolparseError, RuntimeError):
-    """An illegal mode change: a bug in the tracker, never a property of the input."""
-
-
 def check_move(mode: Mode, to: Mode, why: str) -> Mode:
     """`to`, if the tracker may go there from `mode`; else raise, naming both and `why`
     (the input or rule that asked for the move)."""
@@ -133,6 +130,9 @@ class Container:
         self.content = content      # list item: columns of the content (marker + padding)
         self.has_child = False      # a list item that holds a block (so a blank line
                                     # continues it)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Container:
+        return deep_copy(self, Container(self.quote, self.content), memo)
 
 
 class NeedMore(Exception):

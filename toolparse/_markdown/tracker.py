@@ -65,6 +65,7 @@ import enum
 from typing import Any
 
 from toolparse._markdown import line_start, lines
+from toolparse._markdown.copies import deep_copy
 from toolparse._markdown import syntax as tuning
 from toolparse._markdown.blocks import fence, html_block, leaf
 from toolparse._markdown.inlines import links, runner, tickets
@@ -217,12 +218,10 @@ class MarkdownTracker:
         """An independent copy of this tracker, sharing only its compiled syntax: the
         engine feeds a fork ahead of the real tracker when a decision (is a failed
         block's tag in code?) needs text the real tracker must not see yet."""
-        memo: dict[int, Any] = {id(self.scan): self.scan}
-        twin = object.__new__(MarkdownTracker)
-        for name in MarkdownTracker.__slots__:
-            if hasattr(self, name):
-                setattr(twin, name, copy.deepcopy(getattr(self, name), memo))
-        return twin
+        return copy.deepcopy(self, {id(self.scan): self.scan})  # (a compiled search)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> MarkdownTracker:
+        return deep_copy(self, MarkdownTracker(), memo)
 
     def code_kind(self) -> str:
         """Right after `context()` answered CODE or PENDING: the kind of code the tag is

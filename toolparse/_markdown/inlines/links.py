@@ -237,6 +237,9 @@ class TailCandidate(Candidate):
         self.node = node          # the bracket the `]` closed
         self.shortcut = shortcut  # if the tail fails: is `[text]` a shortcut reference?
 
+    def blank(self) -> TailCandidate:
+        return TailCandidate(self.dfas[0], 0, self.node, self.shortcut)
+
     def completed(self, s: InlineState, level: int) -> None:
         deactivate(s, self.node)
 
@@ -271,6 +274,9 @@ class DefinitionCandidate(Candidate):
         self.opening = not title  # the `[` that opens the label comes first
         self.escaped = False
         self.title = title  # a title line after a definition, not a definition
+
+    def blank(self) -> DefinitionCandidate:
+        return DefinitionCandidate(self.dfas, self.title)
 
     def step(self, ch: str) -> int:
         if self.opening:

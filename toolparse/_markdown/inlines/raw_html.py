@@ -81,6 +81,9 @@ class TagCandidate(Candidate):
         super().__init__((), [state], 1)
         self.union = union
 
+    def blank(self) -> TagCandidate:
+        return TagCandidate(self.union, 0)
+
     def step(self, ch: str) -> int:
         union = self.union
         state = union.step(self.states[0], ch)

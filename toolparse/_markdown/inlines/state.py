@@ -32,6 +32,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from toolparse._markdown.copies import deep_copy, shallow_copy
 from toolparse._syntax.dfa import DFA, Union
 
 __all__ = ["InlineState", "Opener", "BranchTicket", "Bracket", "Candidate",
@@ -71,6 +72,9 @@ class Bracket:
         self.ref_for = ref_for  # `[text][label]`: this is the label of `text` ...
         self.ref_text = ref_text  # ... whose raw text this is (None: too long)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Bracket:
+        return self  # never changed once made: copies share it, as views do
+
 
 BracketState = tuple["Bracket | None", int]  # (top, serials below this are inactive)
 
@@ -87,6 +91,9 @@ class Opener:
         self.alive = True
         self.brackets = brackets  # the bracket state before it (restored if it closes)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Opener:
+        return deep_copy(self, Opener(self.length, self.index, self.brackets), memo)
+
 
 class BranchTicket:
     """A ticket issued while candidates were alive: one attachment per view.
@@ -101,6 +108,9 @@ class BranchTicket:
     def __init__(self, ticket: int, attach: list[Any]) -> None:
         self.ticket = ticket
         self.attach = attach
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> BranchTicket:
+        return deep_copy(self, BranchTicket(self.ticket, self.attach), memo)
 
 
 @functools.cache
@@ -190,13 +200,16 @@ class Candidate:
         self.states[:] = states
         self.live = sum(state >= 0 for state in states)
 
+    def blank(self) -> Candidate:
+        """A fresh candidate of this class, for a copy to fill in (`copies.py`)."""
+        return Candidate(self.dfas, [], 0)
+
     def clone(self) -> Candidate:
-        twin = object.__new__(type(self))
-        for cls in type(self).__mro__:
-            for name in getattr(cls, "__slots__", ()):
-                value = getattr(self, name)
-                setattr(twin, name, list(value) if isinstance(value, list) else value)
-        return twin
+        """A copy for another view: it steps on its own, sharing what never changes."""
+        return shallow_copy(self, self.blank())
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Candidate:
+        return deep_copy(self, self.blank(), memo)
 
     def completed(self, s: InlineState, level: int) -> None:
         """Candidate `level` completed; its view is now the last one."""
@@ -273,6 +286,9 @@ class InlineState:
         twin.recent = deque(self.recent)
         twin.assumed = dict(self.assumed)
         return twin
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> InlineState:
+        return deep_copy(self, InlineState(self.out, self.definitions), memo)
 
     def reset(self) -> None:
         """The paragraph ended: forget everything but the shared lists."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolparse._markdown.copies import deep_copy
 from toolparse._markdown.inlines import runner
 from toolparse._markdown.inlines.state import CODE_MARK, InlineState, Opener, Resolution
 
@@ -79,6 +80,9 @@ class Worlds:
         self.definitions = first.definitions
         self.known = 0                  # len(definitions) when votes were last checked
         self.split = False              # more than one state is live
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Worlds:
+        return deep_copy(self, Worlds(self.states[0], self.out), memo)
 
     # ----------------------------------------------------------------- splitting
 
