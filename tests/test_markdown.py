@@ -773,6 +773,14 @@ def state_attributes(obj: object) -> list[str]:
     return [name for name in names if hasattr(obj, name)]
 
 
+def labels(definitions: Any) -> set[str]:
+    found: set[str] = set()
+    while definitions is not None:
+        found |= definitions.own
+        definitions = definitions.base
+    return found
+
+
 def assert_twins(a: Any, b: Any, pairs: dict[int, int], kinds: set[str]) -> None:
     """`b` is `a` copied deeply: equal values, no mutable object shared, and an object
     reached twice in `a` is one object in `b` too."""
@@ -789,6 +797,10 @@ def assert_twins(a: Any, b: Any, pairs: dict[int, int], kinds: set[str]) -> None
         return
     pairs[id(a)] = id(b)
     module = type(a).__module__
+    if type(a).__name__ == "Definitions":  # shared with the original, its own additions apart
+        assert labels(a) == labels(b) and len(a) == len(b) and a.own is not b.own
+        kinds.add("Definitions")
+        return
     if a is b:  # what never changes: automata, patterns, bracket nodes, enum members
         assert (module.startswith("toolparse._syntax") or module in ("re", "_regex", "enum")
                 or type(a).__name__ in ("Bracket", "builtin_function_or_method",
@@ -827,8 +839,37 @@ def test_a_fork_is_an_equal_and_independent_tracker() -> None:
         assert before + run_script(twin, FORK_SCRIPT[k:]) == whole
         assert before + run_script(tracker, FORK_SCRIPT[k:]) == whole
     # Every class of tracker state was copied somewhere in the script.
-    assert kinds >= {"MarkdownTracker", "Container", "InlineState", "Worlds", "Opener",
+    assert kinds >= {"MarkdownTracker", "Definitions", "Container", "InlineState", "Worlds", "Opener",
                      "BranchTicket", "TagCandidate", "TailCandidate", "DefinitionCandidate"}
+
+
+def test_a_fork_costs_the_same_whatever_the_definitions_before_it() -> None:
+    # A fork shares the labels seen before it (SPEC G6: otherwise many definitions and
+    # then many waiting blocks take quadratic time), and keeps its own apart.
+    import tracemalloc
+
+    from toolparse._markdown.inlines.links import normalize_label
+
+    def fork_bytes(definitions: int) -> int:
+        tracker = MarkdownTracker()
+        tracker.feed("".join(f"[l{k}]: /u{k}\n" for k in range(definitions)) + "\nrun `cmd ")
+        tracker.context()
+        tracemalloc.start()
+        try:
+            twin = tracker.fork()
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert normalize_label("l0") in twin.definitions
+        assert len(twin.definitions) == definitions
+        twin.feed("\n\n[new]: /u\n")
+        new = normalize_label("new")
+        assert new in twin.definitions and new not in tracker.definitions
+        assert len(tracker.definitions) == definitions
+        return peak
+
+    small, large = fork_bytes(10), fork_bytes(20_000)
+    assert large < small + 16_384, (small, large)  # a copied set of 20,000 is ~1 MB
 
 
 def test_empty_pieces_are_fine() -> None:

@@ -69,7 +69,7 @@ from toolparse._markdown.copies import deep_copy
 from toolparse._markdown import syntax as tuning
 from toolparse._markdown.blocks import fence, html_block, leaf
 from toolparse._markdown.inlines import links, runner, tickets
-from toolparse._markdown.inlines.state import InlineState
+from toolparse._markdown.inlines.state import Definitions, InlineState
 from toolparse._markdown.inlines.worlds import Worlds
 from toolparse._markdown.state import (
     ENTERS, LEAF_FENCE, LEAF_HEADING, LEAF_NONE, LEAF_PARAGRAPH, MODE_CODE_LINE,
@@ -126,7 +126,7 @@ class MarkdownTracker:
         self.next_ticket = 0
         self.mode = MODE_LINE_START
         self.after_cr = False                  # the last line ended with a lone "\r"
-        self.definitions: set[str] = set()     # normalized labels of definitions
+        self.definitions = Definitions()       # normalized labels of definitions
         self.inline = InlineState(self.out, self.definitions)  # (worlds.states[0])
         self.worlds = Worlds(self.inline, self.out)
         self.scan = runner.scan_patterns().search.search  # the next inline marker
@@ -217,7 +217,9 @@ class MarkdownTracker:
     def fork(self) -> MarkdownTracker:
         """An independent copy of this tracker, sharing only its compiled syntax: the
         engine feeds a fork ahead of the real tracker when a decision (is a failed
-        block's tag in code?) needs text the real tracker must not see yet."""
+        block's tag in code?) needs text the real tracker must not see yet. The real
+        tracker must not change while its fork is read: the fork shares the definitions
+        seen so far (`Definitions`), so that it costs the same however many there are."""
         return copy.deepcopy(self, {id(self.scan): self.scan})  # (a compiled search)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> MarkdownTracker:

@@ -35,7 +35,7 @@ from typing import Any
 from toolparse._markdown.copies import deep_copy, shallow_copy
 from toolparse._syntax.dfa import DFA, Union
 
-__all__ = ["InlineState", "Opener", "BranchTicket", "Bracket", "Candidate",
+__all__ = ["InlineState", "Definitions", "Opener", "BranchTicket", "Bracket", "Candidate",
            "ALIVE", "COMPLETE", "DEAD", "CODE_MARK", "MAX_CANDIDATES", "MAX_BRACKETS",
            "LABEL_WINDOW", "DEFS_NO", "DEFS_YES", "Resolution", "skip_states"]
 
@@ -55,6 +55,44 @@ CODE_MARK = "code"  # a branch ticket's verdict at one level: it is in a span th
 # The definitions phase of a paragraph (CommonMark 4.7: definitions only at its start).
 DEFS_NO = 0    # inline content has begun (or a heading): no definition can follow
 DEFS_YES = 1   # only complete definitions so far: a line may begin another
+
+
+class Definitions:
+    """The normalized labels of the link reference definitions seen so far (a set that
+    only grows: `in`, `len`, `add`).
+
+    A copy (the tracker's fork) shares the labels of its original and keeps only those
+    it adds itself. Copying them all would make each fork cost time in the number of
+    definitions seen, and a text of many definitions and then many waiting blocks
+    quadratic time (SPEC G6). Sharing is sound because the original does not change
+    while its copy is read: the engine holds the real tracker until the fork has
+    answered, and then drops the fork (`_stream/undecided.py`).
+    """
+
+    __slots__ = ("base", "own", "count")
+
+    def __init__(self, base: Definitions | None = None) -> None:
+        self.base = base             # the original's labels (None: this is the original)
+        self.own: set[str] = set()   # the labels added here
+        self.count = len(base) if base is not None else 0
+
+    def __contains__(self, label: str) -> bool:
+        if label in self.own:
+            return True
+        return self.base is not None and label in self.base
+
+    def __len__(self) -> int:
+        return self.count
+
+    def add(self, label: str) -> None:
+        if label not in self:
+            self.own.add(label)
+            self.count += 1
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Definitions:
+        twin = Definitions(self)
+        memo[id(self)] = twin
+        return twin
 
 
 class Bracket:
@@ -228,7 +266,7 @@ class InlineState:
         "esc_end", "closed_text", "assumed", "fork_label", "tainted",
     )
 
-    def __init__(self, out: list[Resolution], definitions: set[str]) -> None:
+    def __init__(self, out: list[Resolution], definitions: Definitions) -> None:
         self.out = out                  # resolutions for the tracker (shared list)
         self.definitions = definitions  # normalized labels of the definitions seen
         # code spans
