@@ -212,8 +212,9 @@ def test_a_waiting_block_reads_ahead_only_until_its_answer(monkeypatch: pytest.M
 
     real_init = undecided.Undecided.__init__
 
-    def init(self: undecided.Undecided, capture: Any, fork: MarkdownTracker) -> None:
-        real_init(self, capture, Counted(fork))  # type: ignore[arg-type]
+    def init(self: undecided.Undecided, capture: Any, fork: MarkdownTracker | None,
+             *rest: Any) -> None:
+        real_init(self, capture, fork and Counted(fork), *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(undecided.Undecided, "__init__", init)
     broken = 'A stray ` then <tool_calls><invoke name="x"><parameter name="a">1</parameter>oops'
@@ -331,3 +332,58 @@ def test_a_block_opened_by_a_replayed_text_at_the_end_is_closed_too(check_chunki
     assert check_chunkings(text) == [("text", "`"),
                                      ("failed", '<invoke name="a">', "unexpected_token"),
                                      ("failed", "<tool_calls>", "truncated")]
+
+
+# ---- waiting blocks of one paragraph share one read-ahead (SPEC G6) ------------------------
+
+FAILING = ' <tool_calls><invoke name="x"><parameter name="a">1</parameter>oops'
+SHARE_PIECES = ["A stray ` here", " text ", "`", "``", FAILING, "then" + FAILING,
+                "then" + FAILING, CALL_A, "then " + CALL_A,
+                "\n", "\n\n", "[a](", ")", "<b ", ">", " [l] ", "\n[l]: /u\n", "> ", "- ",
+                "    ", "```\n"]
+
+
+def events_with(share: bool, monkeypatch: pytest.MonkeyPatch, chunks: list[str]
+                ) -> tuple[list[toolparse.Event], int]:
+    """The merged events of `chunks`, with answers shared or not; and how many forks
+    read ahead."""
+    from toolparse._stream import undecided
+
+    forks = 0
+    real_init = undecided.Undecided.__init__
+
+    def init(self: undecided.Undecided, capture: Any, fork: Any, *rest: Any) -> None:
+        nonlocal forks
+        forks += fork is not None
+        real_init(self, capture, fork, *rest)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(undecided, "SHARE_ANSWERS", share)
+        patch.setattr(undecided.Undecided, "__init__", init)
+        return merge(stream(chunks)), forks
+
+
+@given(st.data())
+def test_sharing_an_answer_changes_no_event(data: st.DataObject) -> None:
+    pieces = data.draw(st.lists(st.sampled_from(SHARE_PIECES), min_size=1, max_size=25))
+    text = "".join(pieces)
+    cuts = data.draw(st.lists(st.integers(min_value=0, max_value=len(text)), max_size=20))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for chunks in (split_at(text, cuts), [text]):
+            shared, _ = events_with(True, monkeypatch, chunks)
+            forked, _ = events_with(False, monkeypatch, chunks)
+            assert shared == forked, text
+            assert joined(shared) == text
+
+
+def test_failing_blocks_of_one_paragraph_fork_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each block fails after a stray backtick: only the paragraph's end decides them
+    # all. One fork reads ahead to it; the others take its answer (before, each read
+    # the rest of the paragraph again: quadratic).
+    text = "A stray ` here\n" + ("then" + FAILING + "\n") * 40 + "\nend `x`\n"
+    for chunks in ([text], [text[i:i + 7] for i in range(0, len(text), 7)]):
+        shared, forks = events_with(True, monkeypatch, chunks)
+        forked, all_forks = events_with(False, monkeypatch, chunks)
+        assert shared == forked
+        assert len(failures(shared)) == 40
+        assert (forks, all_forks) == (1, 40)

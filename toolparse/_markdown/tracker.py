@@ -225,6 +225,25 @@ class MarkdownTracker:
     def __deepcopy__(self, memo: dict[int, Any]) -> MarkdownTracker:
         return deep_copy(self, MarkdownTracker(), memo)
 
+    def ticket_group(self, ticket: int) -> object | None:
+        """Right after `context()` issued `ticket`: the group whose fate it shares, or
+        None. With one world and no candidate alive, a ticket joins the list of the
+        top stuck opener, and a list is resolved all at once (its opener closes: code;
+        the paragraph ends: text), so tickets of one group resolve alike."""
+        s = self.inline
+        if self.mode is not MODE_INLINE or self.worlds.split or s.cands or not s.stack:
+            return None
+        opener = s.stack[-1]
+        return opener if opener.tickets and opener.tickets[-1] == ticket else None
+
+    def shares_fate(self, ticket: int, group: object, earlier: int) -> bool:
+        """Whether `ticket`, just issued, must resolve as `earlier` of `group` will: it
+        joined the same list, and `earlier` was never split across worlds (no world
+        has voted on it, none waits on it)."""
+        worlds = self.worlds
+        return (self.ticket_group(ticket) is group and earlier not in worlds.votes
+                and earlier not in worlds.waiting)
+
     def code_kind(self) -> str:
         """Right after `context()` answered CODE or PENDING: the kind of code the tag is
         in (or would be in, should its ticket resolve as code): `fenced`, `indented` or

@@ -73,6 +73,7 @@ from toolparse._stream.output import PLAIN_EVENTS, Output, PendingBlock, plain_t
 from toolparse._stream.progress import Call, CallProgress
 from toolparse._stream.scan import Opener, scan
 from toolparse._stream.skip import ENDED, OPEN, FailedSpan, log_failure
+from toolparse._stream import undecided as undecided_mode
 from toolparse._stream.undecided import Undecided
 
 __all__ = ["Engine"]
@@ -547,7 +548,7 @@ class Engine:
         elif capture.invoked and capture.ticket >= 0:
             # Broken calls, unless the tag was in code: wait for the tracker to say.
             self._mode = next_mode(self._mode, Move.WAIT)
-            self._undecided = Undecided(capture, self._output.fork_tracker(capture.start))
+            self._undecided = self._waiting_block(capture)
         elif capture.invoked:
             # Broken calls (SPEC 3.2): the failed span runs on to its end.
             self._mode = next_mode(self._mode, Move.BREAK)
@@ -555,6 +556,17 @@ class Engine:
         else:
             self._mode = next_mode(self._mode, Move.FAIL)
             self._fail(capture.text, capture)
+
+    def _waiting_block(self, capture: Capture) -> Undecided:
+        """A failed block on a PENDING ticket: answered already if an earlier fork's
+        answer holds for its ticket too, else with a fork of the tracker to read ahead."""
+        output = self._output
+        known = (output.known_answer(capture.start, capture.ticket)
+                 if undecided_mode.SHARE_ANSWERS else None)
+        if known is not None:
+            return Undecided(capture, None, None, known)
+        group = output.md.ticket_group(capture.ticket)
+        return Undecided(capture, output.fork_tracker(capture.start), group)
 
     def _complete(self, capture: Capture) -> None:
         """A complete block goes out (or is held on its ticket). A held block's calls are
@@ -622,6 +634,8 @@ class Engine:
             return None
         self._undecided = None
         capture = undecided.capture
+        if undecided.answered and undecided.group is not None:
+            self._output.answered = (undecided.group, capture.ticket, bool(undecided.in_code))
         if undecided.in_code:
             self._mode = next_mode(self._mode, Move.IN_CODE)
             self._output.text(undecided.failed_text, capture.start)

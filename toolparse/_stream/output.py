@@ -135,7 +135,7 @@ class Output:
     """The engine's output queue, its held output and the Markdown tracker behind it."""
 
     __slots__ = ("md", "md_queue", "md_flush_at", "ready", "held", "waiting", "held_limit",
-                 "max_capture", "saw_tool_syntax", "next_call")
+                 "max_capture", "saw_tool_syntax", "next_call", "answered")
 
     def __init__(self, max_capture: int) -> None:
         self.md = MarkdownTracker()
@@ -157,6 +157,9 @@ class Output:
         """A wrapper or invoke tag was seen outside Markdown code."""
         self.next_call = 0
         """The stream index of the next call whose CallStarted goes out."""
+        self.answered: tuple[object, int, bool] | None = None
+        """The last answer a fork gave for a ticket with a fate group: (group, ticket,
+        in code). A later ticket of the same group takes it without a fork."""
 
     # ---- giving out ----------------------------------------------------------------------
 
@@ -217,6 +220,17 @@ class Output:
         """A copy of the Markdown tracker as it stands at stream offset `offset`."""
         self.flush_md(offset)
         return self.md.fork()
+
+    def known_answer(self, offset: int, ticket: int) -> bool | None:
+        """Whether `ticket` (just issued, its tag at stream offset `offset`) is in code,
+        if an earlier fork's answer holds for it too (`MarkdownTracker.shares_fate`):
+        without it, many waiting blocks in one paragraph would each read the rest of
+        the paragraph again (quadratic, SPEC G6). None: a fork must read ahead."""
+        self.flush_md(offset)
+        answered = self.answered
+        if answered is not None and self.md.shares_fate(ticket, answered[0], answered[1]):
+            return answered[2]
+        return None
 
     def progress(self, events: list[ProgressEvent]) -> None:
         """Give out incremental events of a block outside code for certain."""

@@ -13,7 +13,10 @@ Bound: the waiting text is at most `max_capture` characters from the block's sta
 past that the block is taken as outside code (fail closed: a broken span, none of its
 calls runs). The fork reads a long text in steps that double from `STEP` characters
 and stops at the answer, so a whole text given at once costs at most twice what comes
-before the decision, not the rest of the text for every waiting block.
+before the decision, not the rest of the text for every waiting block. And a block
+whose ticket must resolve as an answered one's (`MarkdownTracker.shares_fate`) takes
+that answer with no fork: many failing blocks in one paragraph, which only the
+paragraph's end decides, cost one read-ahead, not one each.
 """
 
 from __future__ import annotations
@@ -21,20 +24,26 @@ from __future__ import annotations
 from toolparse._markdown import MarkdownTracker
 from toolparse._stream.capture import Capture
 
-__all__ = ["MAX_STEP", "STEP", "Undecided"]
+__all__ = ["MAX_STEP", "SHARE_ANSWERS", "STEP", "Undecided"]
 
 STEP = 64
 """How much the fork reads first while the answer has not come (then twice as much,
 up to `MAX_STEP`)."""
+SHARE_ANSWERS = True
+"""Whether a block whose ticket shares its fate with one a fork has answered takes that
+answer instead of forking (`Output.known_answer`). The tests turn it off to check that
+it changes no event."""
 MAX_STEP = 1 << 16
 
 
 class Undecided:
     """A failed block with a PENDING ticket, and the text after it, waiting."""
 
-    __slots__ = ("capture", "failed_text", "offset", "fork", "parts", "size", "in_code")
+    __slots__ = ("capture", "failed_text", "offset", "fork", "parts", "size", "in_code",
+                 "group", "answered")
 
-    def __init__(self, capture: Capture, fork: MarkdownTracker) -> None:
+    def __init__(self, capture: Capture, fork: MarkdownTracker | None,
+                 group: object | None = None, known: bool | None = None) -> None:
         self.capture = capture
         self.failed_text = capture.text
         """The block's text up to the failing token."""
@@ -45,9 +54,14 @@ class Undecided:
         self.parts: list[str] = []
         """The waiting text."""
         self.size = 0
-        self.in_code: bool | None = None
-        """The fork's answer: None while undecided."""
-        self._read(fork.feed(self.failed_text))
+        self.in_code: bool | None = known
+        """The answer: None while undecided."""
+        self.group = group
+        """The ticket's fate group (`MarkdownTracker.ticket_group`), or None."""
+        self.answered = False
+        """The fork gave the answer (not the fail-closed bound, not an earlier fork)."""
+        if fork is not None:
+            self._read(fork.feed(self.failed_text))
 
     def take(self, text: str, final: bool, max_capture: int) -> bool:
         """Add `text` to the waiting text; True once the ticket is decided."""
@@ -55,11 +69,11 @@ class Undecided:
             self.parts.append(text)
             self.size += len(text)
             at, step = 0, STEP
-            while at < len(text) and self.in_code is None:
+            while at < len(text) and self.in_code is None and self.fork is not None:
                 self._read(self.fork.feed(text[at:at + step]))
                 at += step
                 step = min(step * 2, MAX_STEP)
-        if self.in_code is None and final:
+        if self.in_code is None and final and self.fork is not None:
             self._read(self.fork.finish())
         if self.in_code is None and (final or self.offset + self.size
                                      >= self.capture.start + max_capture):
@@ -74,3 +88,4 @@ class Undecided:
         for ticket, in_code in resolutions:
             if ticket == self.capture.ticket and self.in_code is None:
                 self.in_code = in_code
+                self.answered = True
