@@ -65,9 +65,9 @@ import enum
 from typing import Any
 
 from toolparse._markdown import line_start, lines
-from toolparse._markdown.copies import deep_copy
 from toolparse._markdown import syntax as tuning
 from toolparse._markdown.blocks import fence, html_block, leaf
+from toolparse._markdown.copies import deep_copy
 from toolparse._markdown.inlines import links, runner, tickets
 from toolparse._markdown.inlines.state import Definitions, InlineState
 from toolparse._markdown.inlines.worlds import Worlds
