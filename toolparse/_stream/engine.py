@@ -565,8 +565,8 @@ class Engine:
                  if undecided_mode.SHARE_ANSWERS else None)
         if known is not None:
             return Undecided(capture, None, None, known)
-        group = output.md.ticket_group(capture.ticket)
-        return Undecided(capture, output.fork_tracker(capture.start), group)
+        fork = output.fork_tracker(capture.start)  # (the tracker is now at the tag)
+        return Undecided(capture, fork, output.md.ticket_group(capture.ticket))
 
     def _complete(self, capture: Capture) -> None:
         """A complete block goes out (or is held on its ticket). A held block's calls are
