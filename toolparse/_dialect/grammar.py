@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolparse._dialect.build import Builders
+from toolparse._dialect.gates import gates_of
 from toolparse._dialect.header import Header
 from toolparse._dialect.lexer import StateLexer, TerminalSpec
 from toolparse._dialect.openers import BlockStarts
@@ -99,6 +100,14 @@ class Grammar:
         """The openers compiled for SCAN: one search, the arriving test, the fast
         path's characters."""
         return BlockStarts(self.openers)
+
+    # ---- inside a call (the engine's quiet path) ---------------------------------------
+
+    @functools.cached_property
+    def gates(self) -> str:
+        """The characters without which a chunk inside a started call cannot change
+        what goes out (`gates.py`); "" when this grammar has none."""
+        return gates_of(self)
 
     # ---- broken spans (SKIP) -----------------------------------------------------------
 

@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from toolparse._dialect.records import RuleRecord, Symbol
 
-__all__ = ["BlockRoles", "block_roles", "own_name", "reachable", "reachable_children",
+__all__ = ["BlockRoles", "block_ends", "block_roles", "own_name", "reachable", "reachable_children",
            "tokens_around"]
 
 
@@ -140,6 +140,11 @@ class _Edges:
                 elif not head.is_term and own_name(head.name).startswith("_"):
                     todo.append(head.name)
         return frozenset(found)
+
+
+def block_ends(rules: Sequence[RuleRecord], starts: Iterable[str]) -> frozenset[str]:
+    """The terminals a block can end with: the last terminals of the start rules."""
+    return _Edges(rules).of_rules(starts, last=True)
 
 
 def reachable(rules: Sequence[RuleRecord], start: str) -> set[str]:

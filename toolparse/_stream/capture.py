@@ -122,7 +122,7 @@ class Capture:
         last text ended in, in a state where that run only extends a list (or is
         ignored). True when taken; False: lex it the usual way."""
         run = self.run
-        if run is None or base + len(chunk) > self.limit or not run.continues(chunk):
+        if run is None or base + len(chunk) >= self.limit or not run.continues(chunk):
             return False
         name = run.name
         grammar = self.grammar

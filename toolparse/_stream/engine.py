@@ -111,6 +111,7 @@ class Engine:
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_absent", "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
         "_run_parts", "_incremental", "_starts", "_contest", "_streaming", "_take",
+        "_kept", "_gates", "_room",
     )
 
     def __init__(self, dialect: Dialect, max_capture: int, policy: CallPolicy | None,
@@ -156,6 +157,14 @@ class Engine:
         self._streaming: CallProgress | None = None
         """With incremental events, when the chunks `_run_list` takes are the text of the
         value being streamed: the progress that streams them (`CallProgress.more`)."""
+        self._kept: list[str] | None = None
+        """Inside a started call, when no chunk without a gate can change what goes
+        out (`_keep_quiet`): the chunks kept since, not lexed yet; None otherwise."""
+        self._gates = ""
+        """While chunks are kept: the characters that end the keeping (the grammar's
+        `gates`)."""
+        self._room = 0
+        """While chunks are kept: how many more characters fit before the limit."""
         chars = "".join(sorted(self._starts.chars))
         self._opener_absent = _absence_test(chars)
         # The fast path tests one character with `in`; a dialect whose blocks can start
@@ -191,6 +200,20 @@ class Engine:
                 if event is None:
                     event = plain_text(chunk)
                 return [event]
+            kept = self._kept
+            if kept is not None:
+                # Inside a started call: a chunk without a gate changes nothing that
+                # goes out, and is kept to be lexed with the chunk that holds one.
+                for gate in self._gates:
+                    if gate in chunk:
+                        break
+                else:
+                    room = self._room - len(chunk)
+                    if room > 0:
+                        self._room = room
+                        kept.append(chunk)
+                        return []
+                return self._feed(chunk)
             run_list = self._run_list
             if run_list is not None:
                 # Inside a value: a chunk without the run's stop characters only
@@ -199,7 +222,7 @@ class Engine:
                     if stop in chunk:
                         break
                 else:
-                    if self._base + len(chunk) <= self._limit:
+                    if self._base + len(chunk) < self._limit:
                         run_list.append(chunk)
                         self._run_parts.append(chunk)
                         self._base += len(chunk)
@@ -258,6 +281,7 @@ class Engine:
         if self._mode is Mode.CLOSED:
             raise StreamClosedError("close() called twice")
         self._plain = ""
+        self._unkeep()
         self._process(self._tail, final=True)
         if self._span is not None:  # the end of the stream ends a failed span
             self._span.finish(self._output)
@@ -273,6 +297,7 @@ class Engine:
         after the arriving tail, when it could tell."""
         if type(chunk) is not str or self._mode is _CLOSED:
             chunk = self._checked(chunk)
+        self._unkeep()
         if len(chunk) > WINDOW:
             return self._windows(chunk)
         self._run_list = None
@@ -371,17 +396,47 @@ class Engine:
         return chunk if type(chunk) is str else str(chunk)
 
     def _note_capture(self, capture: Capture) -> None:
-        """After a chunk inside a block: its incremental events, and the run the next
-        chunk may only continue (for `feed`'s fast path)."""
+        """After a chunk inside a block: its incremental events, and what the next chunk
+        may skip: chunks kept until a gate (`_keep_quiet`), or the run it may only
+        continue (for `feed`'s fast paths)."""
         progress = capture.progress
         if progress is not None:
             self._progress(capture)
+        elif self._keep_quiet(capture):
+            return
         if not self._tail and capture.run_list is not None:
             self._run_list = capture.run_list
             self._run_stops = capture.run_stops
             self._run_parts = capture.parts
             self._streaming = (progress if progress is not None
                                and progress.follows(capture.run_list) else None)
+
+    def _keep_quiet(self, capture: Capture) -> bool:
+        """Start keeping chunks unlexed when nothing can go out before a gate
+        (`_dialect/gates.py`): a call has started, the block's tag is outside code for
+        certain, no output is held, no incremental events, and there is room before
+        the limit. True when started."""
+        gates = capture.grammar.gates
+        if (not gates or not capture.invoked or capture.ticket >= 0
+                or self._mode is not Mode.CAPTURE or self._output.waiting):
+            return False
+        room = self._limit - self._base - len(self._tail)
+        if room <= 0:
+            return False
+        self._kept = []
+        self._gates = gates
+        self._room = room
+        return True
+
+    def _unkeep(self) -> None:
+        """The chunks kept join the tail, to be lexed from its start."""
+        kept = self._kept
+        if kept is None:
+            return
+        self._kept = None
+        if kept:
+            self._tail += "".join(kept)
+            self._arriving.clear()
 
     def _progress(self, capture: Capture) -> None:
         """After a chunk, with incremental events: what became certain of the open

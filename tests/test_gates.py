@@ -1,0 +1,142 @@
+"""The quiet path inside a started call (`_dialect/gates.py`, `Engine.feed`): a chunk
+without a gate character is kept unlexed, and that changes no event and the timing of
+none (SPEC G2, G5); a grammar whose closing tags are not decided at their last
+character has no gates."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given, strategies as st
+
+import toolparse
+from toolparse._dialect import bundled_dialects
+from toolparse._dialect.gates import last_chars
+from toolparse._dialect.loader import resolve_dialect
+from toolparse._syntax.dfa import compile_dfa
+from conftest import joined
+from test_grammar import edited_copy
+from test_properties import WELL_FORMED, cuts, split_at_fractions, tool_text
+
+CLOSE = "</tool_calls>"
+STARTED = '<tool_calls>\n<invoke name="a">\n<parameter name="p">'
+
+
+@contextmanager
+def no_gates(dialect: toolparse.Dialect) -> Iterator[None]:
+    """The dialect's grammars without gates: every chunk taken the usual way."""
+    grammars = dialect._grammars
+    saved = [grammar.gates for grammar in grammars]
+    for grammar in grammars:
+        grammar.__dict__["gates"] = ""
+    try:
+        yield
+    finally:
+        for grammar, gates in zip(grammars, saved):
+            grammar.__dict__["gates"] = gates
+
+
+def per_feed(dialect: toolparse.Dialect, chunks: list[str], max_capture: int
+             ) -> list[list[toolparse.Event]]:
+    """The events of each feed, then of close, with ids that do not depend on the run."""
+    ids = itertools.count()
+    parser = toolparse.StreamParser(dialect, max_capture=max_capture,
+                                    id_factory=lambda: f"call_{next(ids)}")
+    out = [parser.feed(chunk) for chunk in chunks]
+    return out + [parser.close()]
+
+
+def test_every_bundled_grammar_has_the_tag_end_as_its_gate() -> None:
+    for name in bundled_dialects():
+        for grammar in resolve_dialect(name)._grammars:
+            assert grammar.gates == ">", name
+
+
+def test_last_chars_reads_the_automaton() -> None:
+    assert last_chars(compile_dfa(r"</tool_calls\s*>")) == frozenset(">")
+    assert last_chars(compile_dfa(r"a|bc")) == frozenset("ac")
+    assert last_chars(compile_dfa(r"x.")) is None   # any character can end it
+
+
+def test_chunks_without_a_gate_are_kept_inside_a_started_call() -> None:
+    parser = toolparse.StreamParser()
+    engine = parser._engine
+    assert parser.feed(STARTED) == []
+    for chunk in ["some", " val", "ue <", "b ", "<"]:
+        assert parser.feed(chunk) == []
+        assert engine._kept is not None
+    block, after = parser.feed("/parameter></invoke>\n" + CLOSE + " after")
+    assert isinstance(block, toolparse.ToolCallBlock)
+    assert block.calls[0].arguments == {"p": "some value <b"}   # value_edges=xml trims
+    assert after == toolparse.Text(" after")
+    assert engine._kept is None
+
+
+def test_no_chunk_is_kept_before_a_call_starts_or_when_the_tag_may_be_code() -> None:
+    # Before a call tag a prose mention must fail at once (G5); after an unmatched
+    # backtick run the block may turn out to be code, and its text go out early.
+    for text in ["<tool_calls>\n", "A ` then " + STARTED]:
+        parser = toolparse.StreamParser()
+        parser.feed(text)
+        parser.feed("x")
+        assert parser._engine._kept is None, text
+
+
+@pytest.mark.parametrize("gates", [True, False])
+def test_a_chunk_inside_a_value_that_reaches_the_limit_fails_the_block_at_once(
+        gates: bool) -> None:
+    # Kept, or taken as more of the value's run: at exactly the limit the block can no
+    # longer complete, so it fails in that feed (SPEC G5, G7), not the next one.
+    dialect = resolve_dialect("deepseek")
+    limit = len(STARTED) + 10
+    chunks = [STARTED, "x" * 4, "x" * 6, "tail"]
+    if gates:
+        events = per_feed(dialect, chunks, limit)
+    else:
+        with no_gates(dialect):
+            events = per_feed(dialect, chunks, limit)
+    assert events[1] == []
+    assert [e.failure.reason for e in events[2]
+            if isinstance(e, toolparse.Text) and e.failure] == ["max_capture"]
+
+
+@given(st.lists(st.one_of(tool_text, st.sampled_from(WELL_FORMED)), max_size=4).map("".join),
+       cuts, st.sampled_from([12, 40, 200, 1 << 20]))
+# The block's tag may be in code: broken calls wait on the tracker, and a backtick
+# (no gate) decides that they were code, in the feed that brings it.
+@example("A ` then <tool_calls><invoke name=\"a\">oops, and ` more", [0.5, 38 / 54], 1 << 20)
+# A failed span reaches its limit: it goes out in the feed that reaches it.
+@example(STARTED + "v</parameter>oops and more text", [0.1, 0.6, 0.8], 60)
+def test_kept_chunks_change_no_event_and_no_feed_it_comes_in(
+        text: str, points: list[float], max_capture: int) -> None:
+    dialect = resolve_dialect("deepseek")
+    chunks = split_at_fractions(text, points)
+    gated = per_feed(dialect, chunks, max_capture)
+    with no_gates(dialect):
+        usual = per_feed(dialect, chunks, max_capture)
+    assert gated == usual
+    assert joined(itertools.chain.from_iterable(gated)) == text
+
+
+@pytest.mark.parametrize("old, new", [
+    # A block close with a lookahead waits for the character after it.
+    ('WRAPPER_CLOSE.3: "</" _WRAPPER_NAME _ATTRIBUTES _END',
+     'WRAPPER_CLOSE.3: /<\\/tool_calls>(?!!)/'),
+    # A longer close tried first could still be arriving where this one matched.
+    ("block: WRAPPER_OPEN comment* invoke (invoke | comment)* WRAPPER_CLOSE",
+     "block: WRAPPER_OPEN comment* invoke (invoke | comment)* (WRAPPER_CLOSE | LONG_CLOSE)\n"
+     'LONG_CLOSE.4: "</tool_calls>!!"'),
+])
+def test_a_close_decided_after_its_last_character_means_no_gates(
+        tmp_path: Path, old: str, new: str) -> None:
+    dialect = toolparse.Dialect.from_file(edited_copy(tmp_path, old, new))
+    assert dialect._grammars[0].gates == ""
+    # The block is certain only with the character after its close: that feed gives it.
+    parser = toolparse.StreamParser(dialect)
+    assert parser.feed(STARTED + "v</parameter></invoke>" + CLOSE) == []
+    events = parser.feed("x")
+    assert isinstance(events[0], toolparse.ToolCallBlock)

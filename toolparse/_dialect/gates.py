@@ -1,0 +1,85 @@
+"""The characters that can make anything happen inside a call: a block's *gates*.
+
+Once a call has started in a block whose tag is outside code for certain, and no other
+output is held, nothing can come out of the stream until one of three things happens:
+
+- the block completes: the parser takes its last token, which is one of the terminals a
+  start rule can end with (`</tool_calls>`);
+- the block fails: a failed block whose call had started runs on as a span (SPEC 3.2)
+  that ends only at a block close or a block open (`skip.py`);
+- the block reaches its limit, or the stream ends.
+
+A terminal's match ends with one of a few characters (`>` for every tag of DeepSeek's
+grammar). So until a chunk holds one of those *gates*, or reaches the limit, the chunk
+cannot change what goes out, and the engine only keeps it (`Engine.feed`'s quiet
+path), to lex it with the chunk that holds a gate. Each character is still lexed once.
+
+That holds only where the lexer decides a closing terminal at its last character. A
+terminal with a lookahead waits for the character after it, and so does one that a
+longer atom could still beat (`<a>` when `<a>b` could be a token): with either among
+the enders, or a terminal whose last characters are many (a run) or unknown (no
+automaton), the grammar has no gates, and its blocks take every chunk the usual way.
+
+Everything here is read off the grammar: its rules, its roles and its terminals'
+automata. Cost: once per grammar, when its first call starts.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from toolparse._dialect.roles import block_ends
+from toolparse._syntax.dfa import DFA
+
+if TYPE_CHECKING:
+    from toolparse._dialect.grammar import Grammar
+
+__all__ = ["MAX_GATES", "gates_of", "last_chars"]
+
+MAX_GATES: Final = 4
+"""More characters than this end the closing terminals: the grammar has no gates (a
+chunk would hold one too often for the quiet path to pay)."""
+
+
+def gates_of(grammar: Grammar) -> str:
+    """The characters that can end a block or a failed span of `grammar`, sorted; ""
+    when the engine must take every chunk inside a call the usual way."""
+    roles = grammar.roles
+    enders = block_ends(grammar.record.rules, set(grammar.opener_rule.values()))
+    closing = enders | roles.block_closes | roles.block_opens | {s.name for s in grammar.openers}
+    chars: set[str] = set()
+    for name in sorted(closing):
+        spec = grammar.terminals[name]
+        dfa = spec.dfa
+        ends = last_chars(dfa) if dfa is not None else None
+        if ends is None:
+            return ""
+        chars |= ends
+    if not chars or len(chars) > MAX_GATES:
+        return ""
+    if not all(_decided_at_end(grammar, name) for name in enders):
+        return ""
+    return "".join(sorted(chars))
+
+
+def last_chars(dfa: DFA) -> frozenset[str] | None:
+    """The characters a match of `dfa` can end with; None when any character can."""
+    found: set[str] = set()
+    final = dfa.final
+    for state, row in enumerate(dfa.table):
+        default = dfa.default[state]
+        if default >= 0 and final[default]:
+            return None
+        found.update(char for char, to in row.items() if to >= 0 and final[to])
+    return frozenset(found)
+
+
+def _decided_at_end(grammar: Grammar, name: str) -> bool:
+    """Whether the lexer takes terminal `name` as soon as its last character arrives,
+    in every parser state that takes it: no lookahead, and no atom tried before it
+    there that could still be arriving where it has matched (`earlier_atoms`: the
+    lexer would wait for that one)."""
+    if grammar.terminals[name].has_lookahead:
+        return False
+    return all(not grammar.lexer(state).earlier_atoms[name]
+               for state, row in enumerate(grammar.table.actions) if name in row)
