@@ -86,6 +86,20 @@ def test_no_chunk_is_kept_before_a_call_starts_or_when_the_tag_may_be_code() -> 
         assert parser._engine._kept is None, text
 
 
+def test_no_chunk_is_kept_while_a_tag_with_a_gate_inside_is_arriving() -> None:
+    # A quoted `>` does not end the tag: its automaton takes the next chunks, which
+    # kept chunks would make each gate lex again from the tag's start (quadratic up to
+    # the atom bound).
+    parser = toolparse.StreamParser()
+    assert parser.feed(STARTED + 'v</parameter><parameter name="a>') == []
+    for chunk in ["b", ">", "c"]:
+        assert parser.feed(chunk) == []
+        assert parser._engine._kept is None
+    events = parser.feed('">w</parameter></invoke></tool_calls>') + parser.close()
+    assert isinstance(events[0], toolparse.ToolCallBlock)
+    assert events[0].calls[0].arguments == {"p": "v", "a>b>c": "w"}
+
+
 @pytest.mark.parametrize("gates", [True, False])
 def test_a_chunk_inside_a_value_that_reaches_the_limit_fails_the_block_at_once(
         gates: bool) -> None:
@@ -120,6 +134,22 @@ def test_kept_chunks_change_no_event_and_no_feed_it_comes_in(
         usual = per_feed(dialect, chunks, max_capture)
     assert gated == usual
     assert joined(itertools.chain.from_iterable(gated)) == text
+
+
+CDATA_CLOSES = STARTED + "<![CDATA[x = a[b[0]]> 1]]> ]]>\n</parameter></invoke></tool_calls>"
+
+
+@pytest.mark.parametrize("text", [*WELL_FORMED, CDATA_CLOSES])
+def test_every_regular_chunking_gives_the_same_feeds_as_without_gates(text: str) -> None:
+    # `]]>` waits for what follows it (CDATA_END's lookahead): kept with the chunks
+    # after it, it must still be there when the next gate lexes them.
+    dialect = resolve_dialect("deepseek")
+    text = "Before. " + text + " after " + text
+    for size in range(1, 9):
+        chunks = [text[i:i + size] for i in range(0, len(text), size)]
+        gated = per_feed(dialect, chunks, 1 << 20)
+        with no_gates(dialect):
+            assert gated == per_feed(dialect, chunks, 1 << 20), size
 
 
 @pytest.mark.parametrize("old, new", [

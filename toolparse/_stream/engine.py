@@ -50,6 +50,13 @@ character in the chunk) costs one search, one append and one event per chunk; th
 event of a short chunk is kept for the next chunk of the same text
 (`output.PLAIN_EVENTS`: tokens repeat, and a `Text` is immutable), which halves the
 path's cost.
+
+Inside a started call (outside code for certain, nothing held, no incremental events),
+a chunk without one of the grammar's *gates* (`_dialect/gates.py`: the characters the
+tags that end a block or a failed span end with) cannot change what goes out: it is
+kept, unlexed, and the next chunk that holds a gate lexes the kept text up to its last
+gate (`_gated`). Each character is still lexed once; every event comes out in the same
+feed as without keeping.
 """
 
 from __future__ import annotations
@@ -88,6 +95,13 @@ it was given with it, so one long chunk holding many such blocks (a whole transc
 given to `parse()`) would be copied once per block: quadratic. Read by windows, each
 copy is at most a window and the whole is linear (SPEC G6). Above `MAX_ATOM`, so a
 chunk this long never took `feed`'s arriving-tag fast path."""
+
+
+KEPT_TAIL: Final = 8
+"""The longest atom still arriving that chunks are kept after (`Engine._keep_quiet`).
+Each gate lexes it again from its start, so a longer one (a quoted `>` in a tag) takes
+each chunk through its automaton instead: the bound keeps that re-reading to a few
+characters a gate (SPEC G6)."""
 
 
 def _absence_test(chars: str) -> Callable[[str], bool]:
@@ -139,7 +153,7 @@ class Engine:
         self._tail = ""
         """Text not decided yet: a token still arriving (see `_arriving`)."""
         self._base = 0
-        """Stream offset of `_tail[0]`."""
+        """Stream offset of `_tail[0]` (while chunks are kept, of the kept text's)."""
         self._capture: Capture | None = None
         self._span: FailedSpan | None = None
         """In SKIP mode: the failed span waiting for its end."""
@@ -213,6 +227,9 @@ class Engine:
                         self._room = room
                         kept.append(chunk)
                         return []
+                    return self._feed(chunk)
+                if len(chunk) < self._room and len(chunk) <= WINDOW:
+                    return self._gated(chunk, kept)
                 return self._feed(chunk)
             run_list = self._run_list
             if run_list is not None:
@@ -236,6 +253,33 @@ class Engine:
                     return []
                 return self._feed(chunk, verdict)
         return self._feed(chunk)
+
+    def _gated(self, chunk: str, kept: list[str]) -> list[Event]:
+        """Chunks are kept, nothing is arriving, and `chunk` holds a gate (and fits
+        before the limit): lex the kept text up to the chunk's last gate. What follows
+        that gate holds none, so it is kept in turn, unlexed, while the block goes on;
+        once the block has ended, it runs the modes with the rest of the text."""
+        gates = self._gates
+        cut = (chunk.rfind(gates) if len(gates) == 1
+               else max(chunk.rfind(gate) for gate in gates)) + 1
+        kept.append(chunk[:cut])
+        text = "".join(kept)
+        rest = chunk[cut:]
+        self._kept = None
+        pos, waiting = self._lex(text, 0, self._base, False)
+        self._base += pos
+        if not waiting:
+            self._tail = ""
+            return self._run_modes(text[pos:] + rest)
+        self._tail = text[pos:]   # an atom still arriving, or nothing
+        capture = self._capture
+        kept_now = None if capture is None else self._keep_quiet(capture)
+        if kept_now is None:
+            return self._feed(rest)
+        if rest:
+            kept_now.append(rest)   # (after the tail, which it now holds)
+            self._room -= len(rest)
+        return []
 
     def _windows(self, chunk: str) -> list[Event]:
         """A long chunk, as consecutive windows of at most `WINDOW` characters (the same
@@ -338,6 +382,11 @@ class Engine:
                 return self._take()
             self._tail = ""
             text = text[pos:]
+        return self._run_modes(text)
+
+    def _run_modes(self, text: str) -> list[Event]:
+        """The end of a feed: run the modes over `text` (the tail and what is left of
+        the chunk) and take the events made certain."""
         self._process(text, final=False)
         self._plain = (self._opener_char if self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting else "")
@@ -402,7 +451,7 @@ class Engine:
         progress = capture.progress
         if progress is not None:
             self._progress(capture)
-        elif self._keep_quiet(capture):
+        elif self._keep_quiet(capture) is not None:
             return
         if not self._tail and capture.run_list is not None:
             self._run_list = capture.run_list
@@ -411,31 +460,36 @@ class Engine:
             self._streaming = (progress if progress is not None
                                and progress.follows(capture.run_list) else None)
 
-    def _keep_quiet(self, capture: Capture) -> bool:
+    def _keep_quiet(self, capture: Capture) -> list[str] | None:
         """Start keeping chunks unlexed when nothing can go out before a gate
         (`_dialect/gates.py`): a call has started, the block's tag is outside code for
-        certain, no output is held, no incremental events, and there is room before
-        the limit. True when started."""
+        certain, no output is held, no incremental events, no atom longer than
+        `KEPT_TAIL` is arriving, and there is room before the limit. The list kept
+        (holding that atom), or None."""
         gates = capture.grammar.gates
-        if (not gates or not capture.invoked or capture.ticket >= 0
+        tail = self._tail
+        if (not gates or len(tail) > KEPT_TAIL or not capture.invoked or capture.ticket >= 0
                 or self._mode is not Mode.CAPTURE or self._output.waiting):
-            return False
-        room = self._limit - self._base - len(self._tail)
+            return None
+        room = self._limit - self._base - len(tail)
         if room <= 0:
-            return False
-        self._kept = []
+            return None
+        # A short atom still arriving (`]]>` waiting for its lookahead) is kept too,
+        # and lexed again from its start at the next gate.
+        kept = self._kept = [tail] if tail else []
+        self._tail = ""
         self._gates = gates
         self._room = room
-        return True
+        return kept
 
     def _unkeep(self) -> None:
-        """The chunks kept join the tail, to be lexed from its start."""
+        """The text kept becomes the tail, to be lexed from its start."""
         kept = self._kept
         if kept is None:
             return
         self._kept = None
         if kept:
-            self._tail += "".join(kept)
+            self._tail = "".join(kept)
             self._arriving.clear()
 
     def _progress(self, capture: Capture) -> None:
