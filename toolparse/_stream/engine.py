@@ -61,7 +61,6 @@ feed as without keeping.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from collections.abc import Callable
 from typing import Any, Final, cast
@@ -104,26 +103,13 @@ each chunk through its automaton instead: the bound keeps that re-reading to a f
 characters a gate (SPEC G6)."""
 
 
-def _absence_test(chars: str) -> Callable[[str], bool]:
-    """A function telling that a chunk holds none of `chars` (the fast path's test)."""
-    if len(chars) == 1:
-        def absent(chunk: str) -> bool:
-            return chars not in chunk
-        return absent
-    search = re.compile("[" + re.escape(chars) + "]").search
-
-    def absent_any(chunk: str) -> bool:
-        return search(chunk) is None
-    return absent_any
-
-
 class Engine:
     """The engine behind one `StreamParser` (see the module's docstring)."""
 
     __slots__ = (
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
-        "_opener_absent", "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
+        "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
         "_run_parts", "_incremental", "_starts", "_contest", "_streaming", "_take",
         "_kept", "_gates", "_room",
     )
@@ -180,9 +166,9 @@ class Engine:
         self._room = 0
         """While chunks are kept: how many more characters fit before the limit."""
         chars = "".join(sorted(self._starts.chars))
-        self._opener_absent = _absence_test(chars)
         # The fast path tests one character with `in`; a dialect whose blocks can start
-        # with several characters tests them all with one search, at the top of _feed.
+        # with several characters tests them all with one search (`start_search`, in
+        # _feed).
         self._opener_char = chars if len(chars) == 1 else ""
         self._plain = self._opener_char
         """The one character the fast path tests, while it applies (SCAN, nothing
@@ -355,7 +341,9 @@ class Engine:
                         return []
                     self._progress(capture)
                     return self._take()
-            elif not self._opener_char and self._quiet() and self._opener_absent(chunk):
+            elif self._quiet() and self._starts.start_search.search(chunk) is None:
+                # No block start can begin anywhere in the chunk (`a < b`, `<div>`, a
+                # `<` no opener's second character follows): all of it is plain text.
                 return self._plain_text(chunk)
         if chunk and self._tail:
             if verdict is None:
@@ -397,12 +385,13 @@ class Engine:
     def _after_dead_tail(self, chunk: str) -> list[Event] | None:
         """SCAN, nothing held, and the tag arriving in the tail died with `chunk`: the
         events, when that is all that needs deciding; else None (the mode loop)."""
-        if self._opener_absent(chunk) and self._opener_absent(self._tail[1:]):
+        text = self._tail + chunk
+        first = self._starts.start_search.search(text, 1)
+        if first is None:
             # It was no tag after all (`<div`, `a < b`), and nothing else in the text
             # can start one: all of it is plain text, at once.
-            return self._plain_text(self._tail + chunk)
-        text = self._tail + chunk
-        at = self._arriving_at_end(text, len(self._tail))
+            return self._plain_text(text)
+        at = self._arriving_at_end(text, len(self._tail), first.start())
         if at < 0:
             return None
         # No tag either, but the chunk ends in the start of one (`<` after `<`): the
@@ -412,10 +401,11 @@ class Engine:
         self._tail = text[at:]
         return self._take()
 
-    def _arriving_at_end(self, text: str, chunk_at: int) -> int:
+    def _arriving_at_end(self, text: str, chunk_at: int, first: int) -> int:
         """Where a block start is arriving at the end of `text` (the dead tail, then the
         chunk from `chunk_at`) from the chunk's last block-start character, when no
-        other position of the text can begin one; else -1. Sets the arriving state."""
+        other position of the text can begin one (`first`: the first position after
+        the tail's dead one that can); else -1. Sets the arriving state."""
         starts = self._starts
         dfa = starts.dfa
         if dfa is None or not self._opener_char:
@@ -425,8 +415,7 @@ class Engine:
             return -1
         # Every other position: no block-start character followed by one that can come
         # second (the tail's first is dead: the verdict).
-        m = starts.start_search.search(text, 1, at + 1)
-        if m is not None and m.start() < at:
+        if first < at:
             return -1
         state = dfa.advance(dfa.initial, text[at:])
         if state < 0:
