@@ -56,6 +56,43 @@ def test_every_bundled_grammar_has_the_tag_end_as_its_gate() -> None:
             assert grammar.gates == ">", name
 
 
+def test_the_closers_are_the_tags_that_end_a_block_or_a_span() -> None:
+    closers = resolve_dialect("deepseek")._grammars[0].closers
+    assert closers is not None and closers.start == "<"
+    for tag in ["</tool_calls>", "</｜DSML｜tool_calls >", "<tool_calls>", "<|DSML|tool_calls>"]:
+        assert closers.full.fullmatch(tag), tag
+    for tag in ["</parameter>", '<invoke name="a">', "</invoke>", "]]>", '<invoke name="b"/>']:
+        assert not closers.full.fullmatch(tag), tag
+
+
+def test_a_gate_that_ends_no_closing_tag_is_kept_too() -> None:
+    parser = toolparse.StreamParser()
+    parser.feed(STARTED)
+    for chunk in ["v</parameter>", '<parameter name="q">w', "</parameter></invoke>", "\n</tool_"]:
+        assert parser.feed(chunk) == []
+        assert parser._engine._kept is not None, chunk
+    # The close arrives across two chunks: the one that ends it gives the block.
+    block, after = parser.feed("calls> and")
+    assert isinstance(block, toolparse.ToolCallBlock)
+    assert block.calls[0].arguments == {"p": "v", "q": "w"}
+    assert after == toolparse.Text(" and")
+
+
+def test_closing_tags_that_begin_differently_mean_every_gate_lexes(tmp_path: Path) -> None:
+    # `[/tool_calls>` closes a block too: a gate cannot be told from a close by the
+    # last `<` before it, so each one lexes the text kept (and the block comes out in
+    # the feed that ends its close).
+    path = edited_copy(tmp_path, 'WRAPPER_CLOSE.3: "</" _WRAPPER_NAME _ATTRIBUTES _END',
+                       'WRAPPER_CLOSE.3: ("</" | "[/") _WRAPPER_NAME _ATTRIBUTES _END')
+    dialect = toolparse.Dialect.from_file(path)
+    grammar = dialect._grammars[0]
+    assert grammar.gates == ">" and grammar.closers is None
+    parser = toolparse.StreamParser(dialect)
+    assert parser.feed(STARTED + "v</parameter></invoke>[/tool_calls") == []
+    events = parser.feed(">")
+    assert isinstance(events[0], toolparse.ToolCallBlock)
+
+
 def test_last_chars_reads_the_automaton() -> None:
     assert last_chars(compile_dfa(r"</tool_calls\s*>")) == frozenset(">")
     assert last_chars(compile_dfa(r"a|bc")) == frozenset("ac")

@@ -20,13 +20,21 @@ longer atom could still beat (`<a>` when `<a>b` could be a token): with either a
 the enders, or a terminal whose last characters are many (a run) or unknown (no
 automaton), the grammar has no gates, and its blocks take every chunk the usual way.
 
+A gate is not yet a close: most tags end with `>` too. When every closing terminal
+begins with the same character (`<`) and has it nowhere else, a closing tag that ends
+at a gate begins at the last such character before it; so one full match of the
+closing terminals there (`Closers`) tells whether anything can happen at that gate, and
+a chunk whose gates end no closing tag is kept as well. The block is then lexed once,
+when its close (or its limit, or the end) comes.
+
 Everything here is read off the grammar: its rules, its roles and its terminals'
 automata. Cost: once per grammar, when its first call starts.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+import re
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from toolparse._dialect.roles import block_ends
 from toolparse._syntax.dfa import DFA
@@ -34,21 +42,36 @@ from toolparse._syntax.dfa import DFA
 if TYPE_CHECKING:
     from toolparse._dialect.grammar import Grammar
 
-__all__ = ["MAX_GATES", "gates_of", "last_chars"]
+__all__ = ["Closers", "MAX_GATES", "closers_of", "gates_of", "last_chars"]
 
 MAX_GATES: Final = 4
 """More characters than this end the closing terminals: the grammar has no gates (a
 chunk would hold one too often for the quiet path to pay)."""
 
 
+class Closers(NamedTuple):
+    """The closing terminals, as the engine tests a gate against them."""
+
+    start: str
+    """The one character every closing tag begins with, and holds nowhere else."""
+    full: re.Pattern[str]
+    """Their alternation: a full match of the text from that character to the gate."""
+
+
+def _closing(grammar: Grammar) -> frozenset[str]:
+    """The terminals whose match can make something go out inside a started call: the
+    last terminals of a block, and the block closes and opens a failed span ends at."""
+    roles = grammar.roles
+    enders = block_ends(grammar.record.rules, set(grammar.opener_rule.values()))
+    return enders | roles.block_closes | roles.block_opens
+
+
 def gates_of(grammar: Grammar) -> str:
     """The characters that can end a block or a failed span of `grammar`, sorted; ""
     when the engine must take every chunk inside a call the usual way."""
-    roles = grammar.roles
     enders = block_ends(grammar.record.rules, set(grammar.opener_rule.values()))
-    closing = enders | roles.block_closes | roles.block_opens | {s.name for s in grammar.openers}
     chars: set[str] = set()
-    for name in sorted(closing):
+    for name in sorted(_closing(grammar)):
         spec = grammar.terminals[name]
         dfa = spec.dfa
         ends = last_chars(dfa) if dfa is not None else None
@@ -60,6 +83,35 @@ def gates_of(grammar: Grammar) -> str:
     if not all(_decided_at_end(grammar, name) for name in enders):
         return ""
     return "".join(sorted(chars))
+
+
+def closers_of(grammar: Grammar) -> Closers | None:
+    """The closing terminals as one full match, when they all begin with one character
+    that none of them holds elsewhere (their automata say); else None: every gate
+    lexes."""
+    names = sorted(_closing(grammar))
+    specs = [grammar.terminals[name] for name in names]
+    if not grammar.gates or any(spec.starts is None for spec in specs):
+        return None
+    starts = {char for spec in specs for char in spec.starts or ()}
+    if len(starts) != 1:
+        return None
+    (start,) = starts
+    for spec in specs:
+        dfa = spec.dfa
+        if dfa is None or not _only_first(dfa, start):
+            return None
+    return Closers(start, re.compile(grammar.alternation(frozenset(names))))
+
+
+def _only_first(dfa: DFA, char: str) -> bool:
+    """Whether every match of `dfa` has `char` first and nowhere else."""
+    first = dfa.table[dfa.initial]
+    if dfa.default[dfa.initial] >= 0 or set(first) - {char}:
+        return False
+    return all(row.get(char, default) < 0
+               for n, (row, default) in enumerate(zip(dfa.table, dfa.default))
+               if n != dfa.initial)
 
 
 def last_chars(dfa: DFA) -> frozenset[str] | None:

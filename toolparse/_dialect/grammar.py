@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolparse._dialect.build import Builders
-from toolparse._dialect.gates import gates_of
+from toolparse._dialect.gates import Closers, closers_of, gates_of
 from toolparse._dialect.header import Header
 from toolparse._dialect.lexer import StateLexer, TerminalSpec
 from toolparse._dialect.openers import BlockStarts
@@ -109,19 +109,25 @@ class Grammar:
         what goes out (`gates.py`); "" when this grammar has none."""
         return gates_of(self)
 
+    @functools.cached_property
+    def closers(self) -> Closers | None:
+        """The closing tags a gate is tested against (`gates.py`); None: every gate
+        lexes the text kept."""
+        return closers_of(self)
+
     # ---- broken spans (SKIP) -----------------------------------------------------------
 
     @functools.cached_property
     def span_search(self) -> re.Pattern[str]:
         """Where a broken-calls span ends (SPEC 3.2), outside a section: a block close
         or a block open; a section open is found too (it hides closes until its end)."""
-        return re.compile(self._alternation(
+        return re.compile(self.alternation(
             self.roles.block_closes | self.roles.block_opens | self.roles.section_opens))
 
     @functools.cached_property
     def section_search(self) -> re.Pattern[str]:
         """Inside a section of a broken-calls span: a nested open or a close."""
-        return re.compile(self._alternation(self.roles.section_opens | self.roles.section_closes))
+        return re.compile(self.alternation(self.roles.section_opens | self.roles.section_closes))
 
     def span_arriving(self, in_section: bool
                       ) -> tuple[DFA | None, regex.Pattern[str], re.Pattern[str]]:
@@ -130,7 +136,8 @@ class Grammar:
         a search for the characters they can start with."""
         return _span_arriving(self, in_section)
 
-    def _alternation(self, names: frozenset[str]) -> str:
+    def alternation(self, names: frozenset[str]) -> str:
+        """The terminals named, in lexer order, as one pattern with a named group each."""
         specs = sorted((self.terminals[n] for n in names), key=lambda t: t.sort_key)
         return "|".join(f"(?P<{spec.name}>{_NAMED_GROUP.sub('(', spec.full.pattern)})"
                         for spec in specs) or r"(?!)"

@@ -54,13 +54,16 @@ path's cost.
 Inside a started call (outside code for certain, nothing held, no incremental events),
 a chunk without one of the grammar's *gates* (`_dialect/gates.py`: the characters the
 tags that end a block or a failed span end with) cannot change what goes out: it is
-kept, unlexed, and the next chunk that holds a gate lexes the kept text up to its last
-gate (`_gated`). Each character is still lexed once; every event comes out in the same
-feed as without keeping.
+kept, unlexed. Nor can a chunk whose gates end no closing tag (`</parameter>`: the
+grammar's `closers`, tested from the last `<` before a gate, `_closes`); the chunk
+that may end one lexes the kept text up to its last gate (`_gated`). So a block is
+lexed once, when its close comes. Each character is still lexed once; every event
+comes out in the same feed as without keeping.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from collections.abc import Callable
 from typing import Any, Final, cast
@@ -111,7 +114,7 @@ class Engine:
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
         "_run_parts", "_incremental", "_starts", "_contest", "_streaming", "_take",
-        "_kept", "_gates", "_room",
+        "_kept", "_gates", "_room", "_closers", "_closer_char", "_lt_piece", "_lt_room",
     )
 
     def __init__(self, dialect: Dialect, max_capture: int, policy: CallPolicy | None,
@@ -165,6 +168,16 @@ class Engine:
         `gates`)."""
         self._room = 0
         """While chunks are kept: how many more characters fit before the limit."""
+        self._closers: re.Pattern[str] | None = None
+        """While chunks are kept: the closing tags a gate is tested against (the
+        grammar's `closers`); None: every gate lexes the text kept."""
+        self._closer_char = ""
+        """The character every closing tag begins with (and holds nowhere else)."""
+        self._lt_piece = -1
+        """The last kept piece holding `_closer_char` (-1: none), and `_room` just
+        after it was kept (`_lt_room`): where a closing tag ending in the next chunk
+        would begin."""
+        self._lt_room = 0
         chars = "".join(sorted(self._starts.chars))
         # The fast path tests one character with `in`; a dialect whose blocks can start
         # with several characters tests them all with one search (`start_search`, in
@@ -212,10 +225,21 @@ class Engine:
                     if room > 0:
                         self._room = room
                         kept.append(chunk)
+                        if self._closer_char in chunk:
+                            self._lt_piece = len(kept) - 1
+                            self._lt_room = room
                         return []
                     return self._feed(chunk)
                 if len(chunk) < self._room and len(chunk) <= WINDOW:
-                    return self._gated(chunk, kept)
+                    if self._closes(chunk, kept):
+                        return self._gated(chunk, kept)
+                    # Its gates end no closing tag (`</parameter>`): kept as well.
+                    self._room -= len(chunk)
+                    kept.append(chunk)
+                    if self._closer_char in chunk:
+                        self._lt_piece = len(kept) - 1
+                        self._lt_room = self._room
+                    return []
                 return self._feed(chunk)
             run_list = self._run_list
             if run_list is not None:
@@ -239,6 +263,25 @@ class Engine:
                     return []
                 return self._feed(chunk, verdict)
         return self._feed(chunk)
+
+    def _closes(self, chunk: str, kept: list[str]) -> bool:
+        """Whether a closing tag may end at one of `chunk`'s gates (`gates.py`,
+        `Closers`): one wholly in the chunk, or one from the last closer character
+        kept to the chunk's first. True when the grammar has no `closers`."""
+        closers = self._closers
+        if closers is None or closers.search(chunk) is not None:
+            return True
+        at = self._lt_piece
+        if at < 0:
+            return False
+        char = self._closer_char
+        piece = kept[at]
+        head = piece[piece.rfind(char):]
+        stop = chunk.find(char)
+        body = chunk if stop < 0 else chunk[:stop]
+        if len(head) + self._lt_room - self._room + len(body) > MAX_ATOM:
+            return False   # longer than any token the lexer takes
+        return closers.match("".join([head, *kept[at + 1:], body])) is not None
 
     def _gated(self, chunk: str, kept: list[str]) -> list[Event]:
         """Chunks are kept, nothing is arriving, and `chunk` holds a gate (and fits
@@ -265,6 +308,9 @@ class Engine:
         if rest:
             kept_now.append(rest)   # (after the tail, which it now holds)
             self._room -= len(rest)
+            if self._closer_char in rest:
+                self._lt_piece = len(kept_now) - 1
+                self._lt_room = self._room
         return []
 
     def _windows(self, chunk: str) -> list[Event]:
@@ -469,6 +515,11 @@ class Engine:
         self._tail = ""
         self._gates = gates
         self._room = room
+        closers = capture.grammar.closers
+        self._closers = closers.full if closers is not None else None
+        char = self._closer_char = closers.start if closers is not None else ""
+        self._lt_piece = 0 if tail and char and char in tail else -1
+        self._lt_room = room
         return kept
 
     def _unkeep(self) -> None:
