@@ -114,7 +114,7 @@ class Engine:
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
         "_run_parts", "_incremental", "_starts", "_contest", "_streaming", "_take",
-        "_kept", "_gates", "_room", "_closers", "_closer_char", "_lt_piece", "_lt_room",
+        "_kept", "_gates", "_gate", "_room", "_closers", "_closer_char", "_lt_piece", "_lt_room",
     )
 
     def __init__(self, dialect: Dialect, max_capture: int, policy: CallPolicy | None,
@@ -165,7 +165,8 @@ class Engine:
         out (`_keep_quiet`): the chunks kept since, not lexed yet; None otherwise."""
         self._gates = ""
         """While chunks are kept: the characters that end the keeping (the grammar's
-        `gates`)."""
+        `gates`), and `_gate`, the one gate when there is only one (else "")."""
+        self._gate = ""
         self._room = 0
         """While chunks are kept: how many more characters fit before the limit."""
         self._closers: re.Pattern[str] | None = None
@@ -215,12 +216,11 @@ class Engine:
                 return [event]
             kept = self._kept
             if kept is not None:
-                # Inside a started call: a chunk without a gate changes nothing that
-                # goes out, and is kept to be lexed with the chunk that holds one.
-                for gate in self._gates:
-                    if gate in chunk:
-                        break
-                else:
+                # Inside a started call: a chunk without a gate, or whose gates end
+                # no closing tag (`</parameter>`), changes nothing that goes out, and
+                # is kept to be lexed with the chunk that may end one.
+                if (self._gate not in chunk or (not self._gate and self._gateless(chunk))
+                        or (len(chunk) <= WINDOW and not self._closes(chunk, kept))):
                     room = self._room - len(chunk)
                     if room > 0:
                         self._room = room
@@ -231,15 +231,7 @@ class Engine:
                         return []
                     return self._feed(chunk)
                 if len(chunk) < self._room and len(chunk) <= WINDOW:
-                    if self._closes(chunk, kept):
-                        return self._gated(chunk, kept)
-                    # Its gates end no closing tag (`</parameter>`): kept as well.
-                    self._room -= len(chunk)
-                    kept.append(chunk)
-                    if self._closer_char in chunk:
-                        self._lt_piece = len(kept) - 1
-                        self._lt_room = self._room
-                    return []
+                    return self._gated(chunk, kept)
                 return self._feed(chunk)
             run_list = self._run_list
             if run_list is not None:
@@ -263,6 +255,13 @@ class Engine:
                     return []
                 return self._feed(chunk, verdict)
         return self._feed(chunk)
+
+    def _gateless(self, chunk: str) -> bool:
+        """Whether `chunk` holds none of several gates (`feed` tests one at once)."""
+        for gate in self._gates:
+            if gate in chunk:
+                return False
+        return True
 
     def _closes(self, chunk: str, kept: list[str]) -> bool:
         """Whether a closing tag may end at one of `chunk`'s gates (`gates.py`,
@@ -514,6 +513,7 @@ class Engine:
         kept = self._kept = [tail] if tail else []
         self._tail = ""
         self._gates = gates
+        self._gate = gates if len(gates) == 1 else ""
         self._room = room
         closers = capture.grammar.closers
         self._closers = closers.full if closers is not None else None
