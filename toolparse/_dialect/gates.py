@@ -36,7 +36,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Final, NamedTuple
 
-from toolparse._dialect.roles import block_ends
 from toolparse._syntax.dfa import DFA
 
 if TYPE_CHECKING:
@@ -62,14 +61,12 @@ def _closing(grammar: Grammar) -> frozenset[str]:
     """The terminals whose match can make something go out inside a started call: the
     last terminals of a block, and the block closes and opens a failed span ends at."""
     roles = grammar.roles
-    enders = block_ends(grammar.record.rules, set(grammar.opener_rule.values()))
-    return enders | roles.block_closes | roles.block_opens
+    return grammar.enders | roles.block_closes | roles.block_opens
 
 
 def gates_of(grammar: Grammar) -> str:
     """The characters that can end a block or a failed span of `grammar`, sorted; ""
     when the engine must take every chunk inside a call the usual way."""
-    enders = block_ends(grammar.record.rules, set(grammar.opener_rule.values()))
     chars: set[str] = set()
     for name in sorted(_closing(grammar)):
         spec = grammar.terminals[name]
@@ -80,7 +77,7 @@ def gates_of(grammar: Grammar) -> str:
         chars |= ends
     if not chars or len(chars) > MAX_GATES:
         return ""
-    if not all(_decided_at_end(grammar, name) for name in enders):
+    if not all(_decided_at_end(grammar, name) for name in grammar.enders):
         return ""
     return "".join(sorted(chars))
 

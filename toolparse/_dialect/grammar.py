@@ -26,7 +26,7 @@ from toolparse._dialect.header import Header
 from toolparse._dialect.lexer import StateLexer, TerminalSpec
 from toolparse._dialect.openers import BlockStarts
 from toolparse._dialect.records import GrammarRecord
-from toolparse._dialect.roles import BlockRoles
+from toolparse._dialect.roles import BlockRoles, block_ends
 from toolparse._dialect.table import Table
 from toolparse._syntax.dfa import DFA, dfa_for
 from toolparse._syntax.regexp import first_chars, partial_pattern
@@ -102,6 +102,12 @@ class Grammar:
         return BlockStarts(self.openers)
 
     # ---- inside a call (the engine's quiet path) ---------------------------------------
+
+    @functools.cached_property
+    def enders(self) -> frozenset[str]:
+        """The terminals a block can end with (the last terminals of its start rules):
+        only after one of them can the parser accept the end."""
+        return block_ends(self.record.rules, set(self.opener_rule.values()))
 
     @functools.cached_property
     def gates(self) -> str:

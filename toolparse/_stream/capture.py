@@ -151,6 +151,7 @@ class Capture:
         driver = self.driver
         stack, lexers, loops, feed = driver.stack, grammar.state_lexers, driver.loops, driver.feed
         ignored, delimiters, calls = grammar.ignored, grammar.roles.delimiters, grammar.roles.call_starts
+        enders = grammar.enders
         parts = self.parts
         end = len(text)
         limit = self.limit - base
@@ -200,7 +201,8 @@ class Capture:
                 except BlockRejected as refused:
                     return pos, self._failed(refused.reason, base + pos)
                 parts.append(value)
-                if driver.accepts_end():
+                # Only a block's last terminal can let the parser accept its end.
+                if name in enders and driver.accepts_end():
                     return self._complete(token_end, value, base)
             pos = token_end
             if spec.is_run and pos == end and not hard:
