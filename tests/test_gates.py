@@ -113,6 +113,21 @@ def test_chunks_without_a_gate_are_kept_inside_a_started_call() -> None:
     assert engine._kept is None
 
 
+def test_empty_chunks_add_nothing_to_the_kept_text() -> None:
+    # The close test joins the pieces kept since the last `<`: empty pieces would make
+    # each gate's join longer without bound (SPEC G6).
+    parser = toolparse.StreamParser()
+    parser.feed(STARTED + "v</parameter>\n<")
+    kept = parser._engine._kept
+    assert kept is not None
+    size = len(kept)
+    for _ in range(1000):
+        assert parser.feed("") == []
+    assert len(kept) == size
+    events = parser.feed("/invoke></tool_calls>") + parser.close()
+    assert isinstance(events[0], toolparse.ToolCallBlock)
+
+
 def test_no_chunk_is_kept_before_a_call_starts_or_when_the_tag_may_be_code() -> None:
     # Before a call tag a prose mention must fail at once (G5); after an unmatched
     # backtick run the block may turn out to be code, and its text go out early.

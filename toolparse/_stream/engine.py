@@ -223,6 +223,10 @@ class Engine:
                         or (len(chunk) <= WINDOW and not self._closes(chunk, kept))):
                     room = self._room - len(chunk)
                     if room > 0:
+                        if not chunk:
+                            # (Kept, an empty chunk would lengthen every later join
+                            # in `_closes`, whose bound counts characters.)
+                            return []
                         self._room = room
                         kept.append(chunk)
                         if self._closer_char in chunk:
