@@ -271,6 +271,18 @@ def test_unknown_dialect_is_refused() -> None:
             "a": {"$schema": "urn:unknown", "type": "string"}}}))
 
 
+def test_a_property_named_like_a_keyword_is_a_name() -> None:
+    # In `properties` (and the other maps of names), "$schema" and "enum" are names.
+    schema = {"type": "object", "properties": {
+        "$schema": {"type": "null"},
+        "enum": {"type": "object", "properties": {"x": {"$schema": 5}}}}}
+    with pytest.raises(SchemaError, match=r"/properties/enum/properties/x/\$schema"):
+        check_tools(tool(schema))
+    del schema["properties"]["enum"]
+    assert repair_tool_call("t", '{"$schema": null}', schema).status == "valid"
+    assert repair_tool_call("t", '{"$schema": 1}', schema).reason == "schema"
+
+
 def test_deep_schema_documents_are_refused_not_overflowed() -> None:
     deep: dict[str, Any] = {"type": "string"}
     for _ in range(5_000):

@@ -53,6 +53,8 @@ _INTO_MAP = ("properties", "patternProperties")
 _HOLDERS = ("$defs", "definitions")
 _REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")
 _DATA = frozenset({"enum", "const", "default", "examples"})
+_NAME_MAPS = frozenset(_INTO_MAP + _IN_PLACE_MAP + _HOLDERS)
+"""Keywords whose value maps names (which may be any string) to subschemas."""
 
 
 def _escape(part: Any) -> str:
@@ -134,25 +136,34 @@ class _Walk:
     def _index(self, root: dict[str, Any]) -> None:
         """Record every object's pointer, and check that each `$schema` outside data
         keywords names a known draft (referencing would raise at validation time)."""
-        import referencing.jsonschema
-
-        stack: list[tuple[Any, str, bool]] = [(root, "", False)]
+        # (node, pointer, inside a data keyword, a map of names to schemas)
+        stack: list[tuple[Any, str, bool, bool]] = [(root, "", False, False)]
         while stack:
-            node, pointer, in_data = stack.pop()
+            node, pointer, in_data, names = stack.pop()
             if isinstance(node, dict):
                 self.pointers[id(node)] = pointer
                 dialect = node.get("$schema")
-                if dialect is not None and not in_data:
-                    try:
-                        referencing.jsonschema.specification_with(dialect)
-                    except (referencing.jsonschema.UnknownDialect, TypeError):
-                        raise self._fail(f"the $schema at {pointer}/$schema ({dialect!r}) "
-                                         f"names no known JSON Schema draft") from None
-                stack.extend((child, f"{pointer}/{_escape(key)}", in_data or key in _DATA)
+                # In a map of names (`properties`), `$schema` is a property's name.
+                if dialect is not None and not in_data and not names:
+                    self._check_dialect(dialect, pointer)
+                stack.extend((child, f"{pointer}/{_escape(key)}",
+                              in_data or (not names and key in _DATA),
+                              not in_data and not names and key in _NAME_MAPS)
                              for key, child in node.items() if isinstance(child, (dict, list)))
             elif isinstance(node, list):
-                stack.extend((child, f"{pointer}/{i}", in_data) for i, child in enumerate(node)
-                             if isinstance(child, (dict, list)))
+                stack.extend((child, f"{pointer}/{i}", in_data, False)
+                             for i, child in enumerate(node) if isinstance(child, (dict, list)))
+
+    def _check_dialect(self, dialect: Any, pointer: str) -> None:
+        import referencing.jsonschema
+
+        try:
+            if not isinstance(dialect, str):
+                raise TypeError(dialect)
+            referencing.jsonschema.specification_with(dialect)
+        except (referencing.jsonschema.UnknownDialect, TypeError):
+            raise self._fail(f"the $schema at {pointer}/$schema ({dialect!r}) "
+                             f"names no known JSON Schema draft") from None
 
     def _walk(self, root: dict[str, Any], resolver: Any,
               specification: referencing.Specification[Any]) -> None:
