@@ -110,6 +110,8 @@ class Builders:
         under any other typing the schema alone types a value (SPEC 5.1)."""
         self._attributes: dict[str, dict[str, str]] = {}
         """Tag text -> its attributes (`attributes`)."""
+        self._heads: dict[str, tuple[str, str | None, bool | None]] = {}
+        """A parameter's opening tag text -> its terminal, key and `string` (`_tag_head`)."""
 
     def for_rule(self, origin: str) -> Any:
         """The builder of a rule, by its own name (without a `%import` namespace)."""
@@ -216,18 +218,34 @@ class Builders:
         `string="true|false"` attribute (None when absent or neither)."""
         first = children[0]
         key: str | None = None
-        attrs: Mapping[str, str] = {}
+        string: bool | None = None
         if isinstance(first, Tag):
-            if first.term in self.name_groups:
-                key = self.tag_name(first)
-            elif self.attribute is not None:
-                attrs = self.attributes(first.text)
-                key = attrs.get("name") or None
+            key, string = self._tag_head(first)
         for child in children:
             if isinstance(child, _Named) and child.kind == "key":
                 key = _clean(_joined(child.pieces))
-        string = attrs.get("string", "").lower() if attrs and self.string_attribute else ""
-        return key, True if string == "true" else False if string == "false" else None
+        return key, string
+
+    def _tag_head(self, tag: Tag) -> tuple[str | None, bool | None]:
+        """What a parameter's opening tag says: its key (None: none) and its `string`
+        attribute. Read once per distinct tag text, like `attributes`."""
+        found = self._heads.get(tag.text)
+        if found is not None and found[0] == tag.term:
+            return found[1], found[2]
+        key: str | None = None
+        attrs: Mapping[str, str] = {}
+        if tag.term in self.name_groups:
+            key = self.tag_name(tag)
+        elif self.attribute is not None:
+            attrs = self.attributes(tag.text)
+            key = attrs.get("name") or None
+        said = attrs.get("string", "").lower() if attrs and self.string_attribute else ""
+        string = True if said == "true" else False if said == "false" else None
+        if len(tag.text) <= _KEPT_LENGTH:
+            if len(self._heads) >= _KEPT:
+                self._heads.clear()
+            self._heads[tag.text] = (tag.term, key, string)
+        return key, string
 
     def json_body(self, children: list[Any]) -> _Json:
         # Never refused here: whether it is JSON, and an object, is the call's status
@@ -235,6 +253,10 @@ class Builders:
         return _Json(_joined(_flat(children)).strip())
 
     def cdata(self, children: list[Any]) -> Cdata:
+        if len(children) == 3:  # the common shape: [open, [one piece], close]
+            middle = children[1]
+            if type(middle) is list and len(middle) == 1 and type(middle[0]) is str:
+                return Cdata(middle[0])
         return Cdata(_joined(_flat(children[1:-1])))
 
     def nested_cdata(self, children: list[Any]) -> str:
