@@ -74,7 +74,8 @@ class Grammar:
         and the %ignore ones, in Lark's lexer order, compiled into one pattern."""
         found = self.state_lexers.get(state)
         if found is None:
-            found = StateLexer.build(self.candidates(state))
+            found = StateLexer.build(self.candidates(state),
+                                     self.table.loops[state] - self.ignored)
             self.state_lexers[state] = found
         return found
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 from toolparse._syntax.dfa import DFA, can_finish, dfa_for, may_continue_into
-from toolparse._syntax.regexp import first_chars, partial_pattern
+from toolparse._syntax.regexp import first_chars, partial_pattern, widths
 
 if TYPE_CHECKING:
     import regex
@@ -162,9 +162,15 @@ class StateLexer:
     character of a text -> the atoms, among the candidates or the atoms earlier than
     that one, that a text starting with it may be a prefix of, with their automata.
     Filled as texts ask."""
+    loop_run: re.Pattern[str] | None = field(default=None, compare=False)
+    """One or more tokens in a row, each of which the alternation would read as one of
+    the state's loop tokens (`loop_run_pattern`); None when the state has none."""
 
     @classmethod
-    def build(cls, ordered: Iterable[TerminalSpec]) -> StateLexer:
+    def build(cls, ordered: Iterable[TerminalSpec], loops: Collection[str] = ()
+              ) -> StateLexer:
+        """The lexer of `ordered`; `loops`: the names of the state's loop tokens
+        (`table.py`), for `loop_run`."""
         candidates = tuple(ordered)
         parts: list[str] = []
         by_group: list[TerminalSpec | None] = [None]
@@ -174,6 +180,7 @@ class StateLexer:
             by_group.extend([None] * re.compile(body).groups)
             parts.append(f"({body})")
         master = re.compile("|".join(parts) if parts else r"(?!)")
+        run = loop_run_pattern(candidates, loops)
         earlier: dict[str, tuple[TerminalSpec, ...]] = {}
         for n, spec in enumerate(candidates):
             earlier[spec.name] = tuple(
@@ -182,7 +189,45 @@ class StateLexer:
                 and _may_beat(other, spec))
         careful = frozenset(spec.name for spec in candidates
                             if earlier[spec.name] or spec.has_lookahead)
-        return cls(candidates, master, tuple(by_group), earlier, careful)
+        return cls(candidates, master, tuple(by_group), earlier, careful,
+                   loop_run=re.compile(run) if run is not None else None)
+
+
+def loop_run_pattern(candidates: tuple[TerminalSpec, ...], loops: Collection[str]
+                     ) -> str | None:
+    """A pattern for a row of loop tokens: one alternative per loop candidate, guarded
+    by a negative lookahead of every other candidate before it in the alternation, so
+    that each repetition matches exactly where the alternation's first match would be
+    that loop candidate, and as far as it would reach (the repetition is greedy and
+    nothing follows it). Only loop candidates that never match empty and whose atoms
+    stay within MAX_ATOM take part; the others guard like any other candidate.
+
+    The row's pieces go to the same list either way, and the parser stays in the same
+    state (a loop token changes nothing else), so one match stands for many tokens.
+    Like the alternation's own matches, it decides nothing near the end of the text:
+    the lexer takes a row only when it ends more than MAX_ATOM characters before that
+    end (or nothing more can come)."""
+    branches: list[str] = []
+    guards: list[str] = []
+    for spec in candidates:
+        body = _NAMED_GROUP.sub("(?:", spec.full.pattern)
+        if spec.name in loops and _row_safe(spec):
+            guard = f"(?!{'|'.join(guards)})" if guards else ""
+            branches.append(f"{guard}(?:{body})")
+        else:
+            guards.append(f"(?:{body})")
+    if not branches:
+        return None
+    return f"(?:{'|'.join(branches)})+"
+
+
+def _row_safe(spec: TerminalSpec) -> bool:
+    found = widths(spec.full.pattern)
+    if found is None:
+        return False
+    low, high = found
+    return low > 0 and not spec.has_lookahead and (
+        spec.is_run or (high is not None and high <= MAX_ATOM))
 
 
 def _may_share_start(a: TerminalSpec, b: TerminalSpec) -> bool:

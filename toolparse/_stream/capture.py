@@ -159,6 +159,7 @@ class Capture:
         hard = limit <= end or final
         self.run = None
         self.run_list = None
+        no_row_before = 0
         while True:
             if pos >= stop:
                 if not hard:
@@ -183,14 +184,25 @@ class Capture:
                     return pos, WAITING
                 if spec is None:
                     return pos, self._cut_off(lexer, text, pos, stop, limit, base, hard)
-            value = text[pos:token_end]
             name = spec.name
             if name in ignored:
+                value = text[pos:token_end]
                 parts.append(value)
             elif name in loops[state]:
+                # More loop tokens in a row go with this one (`StateLexer.loop_run`),
+                # unless they end near the end of the text, where nothing is decided;
+                # then no row is tried again before where that one ended.
+                if (row := lexer.loop_run) is not None and token_end >= no_row_before and (
+                        more := row.match(text, token_end, stop)) is not None:
+                    if hard or stop - more.end() > MAX_ATOM:
+                        token_end = more.end()
+                    else:
+                        no_row_before = more.end()
+                value = text[pos:token_end]
                 driver.values[-1].append(value)
                 parts.append(value)
             else:
+                value = text[pos:token_end]
                 try:
                     if name in calls:
                         self._feed(name, value, base + pos)

@@ -26,7 +26,7 @@ try:  # the standard library's parser of regex syntax (private; absent: no filte
 except ImportError:  # pragma: no cover
     _sre_parse = None
 
-__all__ = ["Partial", "first_chars", "second_chars", "partial_pattern", "reach"]
+__all__ = ["Partial", "first_chars", "second_chars", "partial_pattern", "reach", "widths"]
 
 
 @functools.cache
@@ -96,6 +96,16 @@ def reach(pattern: str) -> int | None:
     except Exception:
         return None
     return None if widest >= _sre_parse.MAXREPEAT else int(widest) + 1
+
+
+def widths(pattern: str) -> tuple[int, int | None] | None:
+    """The fewest and most characters a match of `pattern` can take (None for no
+    bound), or None when unknown."""
+    try:
+        low, high = _sre_parse.parse(pattern).getwidth()
+    except Exception:
+        return None
+    return int(low), None if high >= _sre_parse.MAXREPEAT else int(high)
 
 
 _SMALL_RANGE = 64
