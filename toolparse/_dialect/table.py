@@ -77,6 +77,11 @@ class Table:
     terminals: frozenset[str]
     defaults: tuple[int, ...] = ()
     """state -> the rule it reduces whatever comes next, or -1."""
+    plans: tuple[tuple[int, str, bool], ...] = ()
+    """rule -> (length, origin, left_list) of its `RuleInfo`, for the driver's loop."""
+    shifts: tuple[dict[str, int], ...] = ()
+    """state -> {terminal: next state} for the terminals it only shifts: no reduction
+    before, none by default after, not a loop token (a caller may shift them itself)."""
 
 
 def read_table(lalr: LalrTable, rule_records: Sequence[RuleRecord],
@@ -96,8 +101,12 @@ def read_table(lalr: LalrTable, rule_records: Sequence[RuleRecord],
                   dict(lalr.end_states), (), terminals)
     loops = tuple(_loop_tokens(table, state) for state in range(count))
     defaults = tuple(_default_reduction(actions[state], gotos[state]) for state in range(count))
+    shifts = tuple({term: target for term, (kind, target) in actions[state].items()
+                    if kind == SHIFT and defaults[target] < 0 and term not in loops[state]}
+                   for state in range(count))
+    plans = tuple((info.length, info.origin, info.left_list) for info in infos)
     return Table(table.actions, table.gotos, infos, table.starts, table.ends, loops, terminals,
-                 defaults)
+                 defaults, plans, shifts)
 
 
 def _default_reduction(row: dict[str, tuple[int, int]], gotos: dict[str, int]) -> int:
@@ -142,13 +151,14 @@ class Driver:
     rule that is not flattened; flattened rules give their children to the parent.
     """
 
-    __slots__ = ("actions", "gotos", "rules", "loops", "defaults", "builders", "stack",
-                 "values", "end_state")
+    __slots__ = ("actions", "gotos", "rules", "plans", "loops", "defaults", "builders",
+                 "stack", "values", "end_state")
 
     def __init__(self, table: Table, start: str, builders: tuple[Builder | None, ...]) -> None:
         self.actions = table.actions
         self.gotos = table.gotos
         self.rules = table.rules
+        self.plans = table.plans
         self.loops = table.loops
         self.defaults = table.defaults
         self.builders = builders
@@ -181,9 +191,8 @@ class Driver:
             state = self._reduce(action[1])
 
     def _reduce(self, rule_index: int) -> int:
-        info = self.rules[rule_index]
+        n, origin, left_list = self.plans[rule_index]
         stack, values = self.stack, self.values
-        n = info.length
         if n:
             children = values[-n:]
             del values[-n:]
@@ -193,7 +202,7 @@ class Driver:
         builder = self.builders[rule_index]
         if builder is not None:
             value = builder(children)
-        elif info.left_list and children and isinstance(children[0], list):
+        elif left_list and children and isinstance(children[0], list):
             value = children[0]
             for child in children[1:]:
                 if isinstance(child, list):
@@ -202,7 +211,7 @@ class Driver:
                     value.append(child)
         else:
             value = flat(children)
-        state = self.gotos[stack[-1]][info.origin]
+        state = self.gotos[stack[-1]][origin]
         stack.append(state)
         values.append(value)
         return state

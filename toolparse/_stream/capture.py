@@ -150,6 +150,7 @@ class Capture:
         grammar = self.grammar
         driver = self.driver
         stack, lexers, loops, feed = driver.stack, grammar.state_lexers, driver.loops, driver.feed
+        values, shifts = driver.values, grammar.table.shifts
         ignored, delimiters, calls = grammar.ignored, grammar.roles.delimiters, grammar.roles.call_starts
         enders = grammar.enders
         parts = self.parts
@@ -199,13 +200,17 @@ class Capture:
                     else:
                         no_row_before = more.end()
                 value = text[pos:token_end]
-                driver.values[-1].append(value)
+                values[-1].append(value)
                 parts.append(value)
             else:
                 value = text[pos:token_end]
                 try:
                     if name in calls:
                         self._feed(name, value, base + pos)
+                    elif (target := shifts[state].get(name)) is not None:
+                        stack.append(target)  # a plain shift (`Table.shifts`)
+                        values.append(Tag(name, value, base + pos) if name in delimiters
+                                      else value)
                     else:
                         feed(name, Tag(name, value, base + pos) if name in delimiters else value)
                 except Rejected:
