@@ -63,6 +63,12 @@ def test_the_closers_are_the_tags_that_end_a_block_or_a_span() -> None:
         assert closers.full.fullmatch(tag), tag
     for tag in ["</parameter>", '<invoke name="a">', "</invoke>", "]]>", '<invoke name="b"/>']:
         assert not closers.full.fullmatch(tag), tag
+    # The first characters of a tag tell whether a closing tag may begin there.
+    for tag in ["</tool_calls>", "</｜DSML｜tool_calls >", "<tool_calls>", "<|DSML|tool_calls>",
+                "</dsml_calls>", "<"]:
+        assert all(closers.may_begin(tag[:n]) for n in range(1, 4)), tag
+    for head in ["<pa", "</p", "<![", "</i", "<in", "<!-", "</ ", "<a"]:
+        assert not closers.may_begin(head), head
 
 
 def test_a_gate_that_ends_no_closing_tag_is_kept_too() -> None:

@@ -41,11 +41,16 @@ from toolparse._syntax.dfa import DFA
 if TYPE_CHECKING:
     from toolparse._dialect.grammar import Grammar
 
-__all__ = ["Closers", "MAX_GATES", "closers_of", "gates_of", "last_chars"]
+__all__ = ["Closers", "HEAD", "MAX_GATES", "closers_of", "gates_of", "last_chars"]
 
 MAX_GATES: Final = 4
 """More characters than this end the closing terminals: the grammar has no gates (a
 chunk would hold one too often for the quiet path to pay)."""
+
+
+HEAD: Final = 3
+"""How many first characters of a tag `Closers.may_begin` is asked about."""
+_HEADS_KEPT: Final = 1024
 
 
 class Closers(NamedTuple):
@@ -55,6 +60,23 @@ class Closers(NamedTuple):
     """The one character every closing tag begins with, and holds nowhere else."""
     full: re.Pattern[str]
     """Their alternation: a full match of the text from that character to the gate."""
+    dfas: tuple[DFA, ...]
+    """Their automata (`may_begin`)."""
+    heads: dict[str, bool]
+    """`may_begin`'s answers so far (at most `_HEADS_KEPT`), for this grammar."""
+
+    def may_begin(self, head: str) -> bool:
+        """Whether a closing tag may begin with `head` (from `start` on, at most
+        `HEAD` characters): `<pa` begins none of DeepSeek's, so no gate after it can
+        end one that begins there, and the engine need not join the kept text to ask.
+        An automaton that dies says no; one alive, or complete, says maybe."""
+        found = self.heads.get(head)
+        if found is None:
+            found = any(dfa.advance(dfa.initial, head) != -1 for dfa in self.dfas)
+            if len(self.heads) >= _HEADS_KEPT:
+                self.heads.clear()
+            self.heads[head] = found
+        return found
 
 
 def _closing(grammar: Grammar) -> frozenset[str]:
@@ -94,11 +116,13 @@ def closers_of(grammar: Grammar) -> Closers | None:
     if len(starts) != 1:
         return None
     (start,) = starts
+    dfas = []
     for spec in specs:
         dfa = spec.dfa
         if dfa is None or not _only_first(dfa, start):
             return None
-    return Closers(start, re.compile(grammar.alternation(frozenset(names))))
+        dfas.append(dfa)
+    return Closers(start, re.compile(grammar.alternation(frozenset(names))), tuple(dfas), {})
 
 
 def _only_first(dfa: DFA, char: str) -> bool:

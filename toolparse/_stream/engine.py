@@ -73,6 +73,7 @@ from toolparse._dialect import Dialect
 from toolparse._errors import ChunkTypeError, StreamClosedError
 from toolparse._events import BlockFailure, Event, Text, ToolCallBlock
 from toolparse._dialect.grammar import Grammar
+from toolparse._dialect.gates import HEAD
 from toolparse._dialect.lexer import MAX_ATOM, TerminalSpec
 from toolparse._stream.arriving import DEAD, DECIDE, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
@@ -114,7 +115,8 @@ class Engine:
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
         "_run_parts", "_incremental", "_starts", "_contest", "_streaming", "_take",
-        "_kept", "_gates", "_gate", "_room", "_closers", "_closer_char", "_lt_piece", "_lt_room",
+        "_kept", "_gates", "_gate", "_room", "_closers", "_may_begin", "_closer_char", "_lt_piece",
+        "_lt_room",
     )
 
     def __init__(self, dialect: Dialect, max_capture: int, policy: CallPolicy | None,
@@ -172,6 +174,8 @@ class Engine:
         self._closers: re.Pattern[str] | None = None
         """While chunks are kept: the closing tags a gate is tested against (the
         grammar's `closers`); None: every gate lexes the text kept."""
+        self._may_begin: Callable[[str], bool] = _maybe
+        """`Closers.may_begin` of those closing tags."""
         self._closer_char = ""
         """The character every closing tag begins with (and holds nowhere else)."""
         self._lt_piece = -1
@@ -280,6 +284,12 @@ class Engine:
         char = self._closer_char
         piece = kept[at]
         head = piece[piece.rfind(char):]
+        probe = head if len(head) >= HEAD else "".join([head, *kept[at + 1:at + HEAD], chunk])
+        if not self._may_begin(probe[:HEAD]):
+            # No closing tag begins at that character: none ends at this gate or any
+            # later one before the next such character is kept.
+            self._lt_piece = -1
+            return False
         stop = chunk.find(char)
         body = chunk if stop < 0 else chunk[:stop]
         if len(head) + self._lt_room - self._room + len(body) > MAX_ATOM:
@@ -521,6 +531,7 @@ class Engine:
         self._room = room
         closers = capture.grammar.closers
         self._closers = closers.full if closers is not None else None
+        self._may_begin = closers.may_begin if closers is not None else _maybe
         char = self._closer_char = closers.start if closers is not None else ""
         self._lt_piece = 0 if tail and char and char in tail else -1
         self._lt_room = room
@@ -811,3 +822,8 @@ class Engine:
     def _end_span(self) -> None:
         self._span = None
         self._mode = next_mode(self._mode, Move.SPAN_END)
+
+
+def _maybe(head: str) -> bool:
+    """`Engine._may_begin` without closers (never asked: `_closes` answers first)."""
+    return True
