@@ -26,7 +26,8 @@ try:  # the standard library's parser of regex syntax (private; absent: no filte
 except ImportError:  # pragma: no cover
     _sre_parse = None
 
-__all__ = ["Partial", "first_chars", "second_chars", "partial_pattern", "reach", "widths"]
+__all__ = ["Partial", "first_chars", "leading_literal", "partial_pattern", "reach",
+           "second_chars", "widths"]
 
 
 @functools.cache
@@ -96,6 +97,59 @@ def reach(pattern: str) -> int | None:
     except Exception:
         return None
     return None if widest >= _sre_parse.MAXREPEAT else int(widest) + 1
+
+
+def leading_literal(patterns: list[str]) -> tuple[str, list[str]] | None:
+    """When every pattern begins with the same literal character, not repeated (`<`
+    in `<tool_call>` and `</tool_call>`): that character, and the patterns without it;
+    else None.
+
+    A search for `c(?:rest|...)` runs at C speed between the `c`s, where the same
+    alternation with each branch in its own group is tried at every position (the
+    standard library's engine finds a fast prefix only in a pattern's first literal):
+    on long texts, 0.4 against 15-25 ns a character."""
+    found: set[str] = set()
+    rests = []
+    for pattern in patterns:
+        m = _LEADING.match(pattern)
+        if m is None or _has_top_level_bar(pattern):
+            return None
+        found.add(m.group(2) or m.group(1))
+        rests.append(pattern[m.end():])
+    if len(found) != 1:
+        return None
+    return found.pop(), rests
+
+
+def _has_top_level_bar(pattern: str) -> bool:
+    """Whether `pattern` is an alternation at its top level (`<a|<b`: its first
+    character is not every branch's)."""
+    depth, i, in_class = 0, 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "^":
+                i += 1
+            if pattern[i + 1:i + 2] == "]":
+                i += 1   # a `]` first in a class is a character
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            return True
+        i += 1
+    return False
+
+
+# A literal first character (or an escaped punctuation one) not followed by a repeat.
+_LEADING = re.compile(r"(?:([^\\.^$*+?{}\[\]|()])|\\([^\w\s]))(?![*+?{])")
 
 
 def widths(pattern: str) -> tuple[int, int | None] | None:
