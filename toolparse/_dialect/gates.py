@@ -24,7 +24,9 @@ A gate is not yet a close: most tags end with `>` too. When every closing termin
 begins with the same character (`<`) and has it nowhere else, a closing tag that ends
 at a gate begins at the last such character before it; so one full match of the
 closing terminals there (`Closers`) tells whether anything can happen at that gate, and
-a chunk whose gates end no closing tag is kept as well. The block is then lexed once,
+a chunk whose gates end no closing tag is kept as well. Before that match, the first
+three characters from that `<` are asked (`Closers.may_begin`): `</p` begins no closing
+tag of DeepSeek's, so no later gate need look back to it either. The block is then lexed once,
 when its close (or its limit, or the end) comes.
 
 Everything here is read off the grammar: its rules, its roles and its terminals'
