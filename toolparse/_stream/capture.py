@@ -24,12 +24,13 @@ output gives up); at the limit it fails (SPEC G7).
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from toolparse._dialect.build import BlockRejected, RawCall
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.lexer import (
-    MAX_ATOM, NEED_MORE, TerminalSpec, next_token, settle_state)
+    MAX_ATOM, NEED_MORE, StateLexer, TerminalSpec, next_token, settle_state)
 from toolparse._dialect.table import Driver, Rejected, Tag
 from toolparse._stream.arriving import Arriving
 from toolparse._stream.progress import CallProgress
@@ -163,11 +164,7 @@ class Capture:
         no_row_before = 0
         while True:
             if pos >= stop:
-                if not hard:
-                    return pos, WAITING
-                # The capture limit or the end of stream, inside an open block.
-                return pos, self._failed("max_capture" if pos >= limit else "truncated",
-                                         base + pos)
+                return pos, self._stopped(pos, limit, base, hard)
             state = stack[-1]
             lexer = lexers.get(state) or grammar.lexer(state)
             # One match in the state's alternation; the lexer's careful cases go the slow
@@ -179,12 +176,10 @@ class Capture:
                     ) and (hard or stop - pos > MAX_ATOM or spec.name not in lexer.careful):
                 pass
             else:
-                spec, token_end, atom_state = settle_state(lexer, m, text, pos, stop, hard)
-                if token_end == NEED_MORE and spec is not None:
-                    _remember(arriving, spec, atom_state, text, pos)
-                    return pos, WAITING
+                spec, token_end, outcome = self._settle(arriving, lexer, m, text, pos, stop,
+                                                        limit, base, hard)
                 if spec is None:
-                    return pos, self._cut_off(lexer, text, pos, stop, limit, base, hard)
+                    return pos, outcome
             name = spec.name
             if name in ignored:
                 value = text[pos:token_end]
@@ -193,12 +188,9 @@ class Capture:
                 # More loop tokens in a row go with this one (`StateLexer.loop_run`),
                 # unless they end near the end of the text, where nothing is decided;
                 # then no row is tried again before where that one ended.
-                if (row := lexer.loop_run) is not None and token_end >= no_row_before and (
-                        more := row.match(text, token_end, stop)) is not None:
-                    if hard or stop - more.end() > MAX_ATOM:
-                        token_end = more.end()
-                    else:
-                        no_row_before = more.end()
+                if (row := lexer.loop_run) is not None and token_end >= no_row_before:
+                    token_end, no_row_before = _row(row, text, token_end, stop, hard,
+                                                    no_row_before)
                 value = text[pos:token_end]
                 values[-1].append(value)
                 parts.append(value)
@@ -224,6 +216,26 @@ class Capture:
             pos = token_end
             if spec.is_run and pos == end and not hard:
                 return self._wait_in_run(spec, pos)
+
+    def _stopped(self, pos: int, limit: int, base: int, hard: bool) -> str:
+        """The text is lexed to its end (`pos`): wait for more, or, at the capture
+        limit or the end of the stream, fail inside the open block."""
+        if not hard:
+            return WAITING
+        return self._failed("max_capture" if pos >= limit else "truncated", base + pos)
+
+    def _settle(self, arriving: Arriving, lexer: StateLexer, m: re.Match[str] | None,
+                text: str, pos: int, stop: int, limit: int, base: int, hard: bool
+                ) -> tuple[TerminalSpec | None, int, str]:
+        """The lexer's careful cases (`settle_state`): (the token's terminal, its end,
+        "") or, when there is no token here, (None, pos, WAITING or FAILED)."""
+        spec, token_end, atom_state = settle_state(lexer, m, text, pos, stop, hard)
+        if token_end == NEED_MORE and spec is not None:
+            _remember(arriving, spec, atom_state, text, pos)
+            return None, pos, WAITING
+        if spec is None:
+            return None, pos, self._cut_off(lexer, text, pos, stop, limit, base, hard)
+        return spec, token_end, ""
 
     def _wait_in_run(self, spec: TerminalSpec, pos: int) -> tuple[int, str]:
         """The text ended in a run (`spec`): remember it, so that a next chunk that is
@@ -264,6 +276,20 @@ class Capture:
         self.depth = self.driver.open_values(self.grammar.roles.section_opens)
         self.forget_run()
         return FAILED
+
+
+def _row(row: re.Pattern[str], text: str, token_end: int, stop: int, hard: bool,
+         no_row_before: int) -> tuple[int, int]:
+    """After a loop token ending at `token_end`: where the row of loop tokens that
+    follows it ends (`StateLexer.loop_run`), or `token_end` when there is none or it
+    ends within MAX_ATOM characters of `stop`, where nothing is decided; and the
+    position before which no row is tried again (the end of a row not taken)."""
+    more = row.match(text, token_end, stop)
+    if more is None:
+        return token_end, no_row_before
+    if hard or stop - more.end() > MAX_ATOM:
+        return more.end(), no_row_before
+    return token_end, more.end()
 
 
 def _remember(arriving: Arriving, spec: TerminalSpec, state: int, text: str, pos: int) -> None:
