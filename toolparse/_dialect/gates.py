@@ -39,13 +39,9 @@ import re
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from toolparse._syntax.dfa import DFA
-from toolparse._syntax.regexp import leading_literal
 
 if TYPE_CHECKING:
     from toolparse._dialect.grammar import Grammar
-    from toolparse._dialect.lexer import TerminalSpec
-
-_NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
 __all__ = ["Closers", "HEAD", "MAX_GATES", "closers_of", "gates_of", "last_chars"]
 
@@ -128,18 +124,7 @@ def closers_of(grammar: Grammar) -> Closers | None:
         if dfa is None or not _only_first(dfa, start):
             return None
         dfas.append(dfa)
-    return Closers(start, re.compile(_searchable(specs)), tuple(dfas), {})
-
-
-def _searchable(specs: list[TerminalSpec]) -> str:
-    """The closing terminals as one pattern that a search runs through at C speed: their
-    common first character outside the alternation (`leading_literal`)."""
-    plain = [_NAMED_GROUP.sub("(?:", spec.full.pattern) for spec in specs]
-    found = leading_literal(plain)
-    if found is None:
-        return "|".join(f"(?:{pattern})" for pattern in plain)
-    first, rests = found
-    return re.escape(first) + "(?:" + "|".join(f"(?:{rest})" for rest in rests) + ")"
+    return Closers(start, re.compile(grammar.alternation(frozenset(names))), tuple(dfas), {})
 
 
 def _only_first(dfa: DFA, char: str) -> bool:
