@@ -59,8 +59,6 @@ def scan_patterns() -> Scan:
         alive_class = "".join(re.escape(c) for c in sorted(alive))
         dead_tag_open = re.escape(tag_open) + "(?=[^" + alive_class + "])"
         text_run = f"{plain_class}*(?:{dead_tag_open}{plain_class}*)*"
-        scan_class = "[" + inline_scan[1:-1].replace(re.escape(tag_open), "").replace(
-            tag_open, "") + "]"
         # One character class first, so that a search skips to it at C speed (the
         # standard library's engine finds no fast prefix in an alternation whose first
         # branch is a class); then a `<` must be followed by a character it can
