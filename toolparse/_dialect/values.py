@@ -16,18 +16,29 @@ Typing the value (string, number, JSON) is a later stage's (`toolparse._calls`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 __all__ = ["Cdata", "decode_entities", "value_text"]
 
 
-@dataclass(frozen=True, slots=True)
 class Cdata:
-    """A CDATA section's text, verbatim."""
+    """A CDATA section's text, verbatim. (A plain class: one is made per section; see
+    the records of `build.py`.)"""
 
-    text: str
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text: Final = text
+
+    def __repr__(self) -> str:
+        return f"Cdata({self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Cdata) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
 
 
 # Numeric references: at most 7 decimal or 6 hexadecimal digits, as many as the largest

@@ -20,6 +20,11 @@ T = TypeVar("T")
 
 _NAMES: dict[type, tuple[str, ...]] = {}
 
+_SHARED = frozenset({int, str, bool, float, type(None), bytes})
+"""Types whose values a copy shares: immutable and holding nothing (what `copy.deepcopy`
+would return as they are), so a copy need not call it for them."""
+_ABSENT = object()
+
 
 def attribute_names(cls: type) -> tuple[str, ...]:
     """The instance attributes of `cls` and its bases."""
@@ -38,8 +43,10 @@ def deep_copy(obj: T, twin: T, memo: dict[int, Any]) -> T:
     `copy.deepcopy` would with `memo`: an object reached twice is copied once."""
     memo[id(obj)] = twin
     for name in attribute_names(type(obj)):
-        if hasattr(obj, name):
-            setattr(twin, name, copy.deepcopy(getattr(obj, name), memo))
+        value = getattr(obj, name, _ABSENT)
+        if value is not _ABSENT:
+            setattr(twin, name, value if type(value) in _SHARED
+                    else copy.deepcopy(value, memo))
     return twin
 
 
