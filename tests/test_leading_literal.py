@@ -1,10 +1,12 @@
 """Search patterns that lead with their terminals' common first character
-(`leading_literal`): the same matches as the plain alternation, found faster."""
+(`leading_literal`), and alternations whose terminals have no capturing groups
+(`without_captures`): the same matches as the plain alternation, found faster."""
 
 from __future__ import annotations
 
 import re
 from functools import cache
+from typing import Any
 
 from hypothesis import given, settings, strategies as st
 
@@ -12,8 +14,16 @@ from toolparse._dialect import bundled_dialects
 from toolparse._dialect.gates import _closing
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.loader import resolve_dialect
-from toolparse._dialect.openers import plain_pattern
-from toolparse._syntax.regexp import leading_literal
+from toolparse._dialect.lexer import StateLexer
+from toolparse._syntax.regexp import leading_literal, without_captures
+
+_NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
+
+
+def plain_pattern(spec: Any) -> str:
+    """The reference: a terminal's pattern with its named groups made plain, nothing
+    else changed."""
+    return _NAMED_GROUP.sub("(", spec.full.pattern)
 
 
 def test_a_common_first_character_is_taken_out() -> None:
@@ -21,6 +31,18 @@ def test_a_common_first_character_is_taken_out() -> None:
     assert leading_literal([r"\|a", "|b"]) is None          # `|b` is an alternation
     assert leading_literal([r"\|a", r"\|b"]) == ("|", ["a", "b"])
     assert leading_literal(["<[|]a", "<(?:x|y)", "<[]|]z"]) == ("<", ["[|]a", "(?:x|y)", "[]|]z"])
+
+
+def test_capturing_groups_become_non_capturing() -> None:
+    assert without_captures(r'<a(\s+(\w+)="([^"]*)")*>') == r'<a(?:\s+(?:\w+)="(?:[^"]*)")*>'
+    # Escaped parentheses, parentheses in a class, and groups that capture nothing stay.
+    assert without_captures(r"\((x)[(](?:y)(?=z)(?!w)") == r"\((?:x)[(](?:y)(?=z)(?!w)"
+    assert without_captures(r"[^]()](a)[\]()](b)") == r"[^]()](?:a)[\]()](?:b)"
+
+
+def test_a_pattern_that_refers_to_a_group_is_left_alone() -> None:
+    for pattern in (r"(a)\1", r"(?P<q>a)(?P=q)", r"(a)?(?(1)b|c)", r"(?P<n>a)"):
+        assert without_captures(pattern) == pattern
 
 
 def test_what_cannot_be_taken_out_is_left_alone() -> None:
@@ -75,3 +97,51 @@ def test_a_search_finds_what_the_plain_alternation_finds(data: st.DataObject) ->
     got = [(m.span(), m.lastgroup) for m in built.finditer(text)]
     want = [(m.span(), m.lastgroup) for m in plain.finditer(text)]
     assert got == want, (name, text)
+
+
+@cache
+def state_lexers() -> list[tuple[str, StateLexer, re.Pattern[str]]]:
+    """Each bundled grammar's state lexers, with the plain alternation of their
+    candidates (inner groups kept) as the reference."""
+    found = []
+    for name in bundled_dialects():
+        for grammar in resolve_dialect(name)._grammars:
+            for state in range(len(grammar.table.actions)):
+                lexer = grammar.lexer(state)
+                plain = re.compile("|".join(f"({plain_pattern(s)})" for s in lexer.candidates)
+                                   or r"(?!)")
+                found.append((grammar.name, lexer, plain))
+    return found
+
+
+def test_a_state_lexers_alternation_has_one_group_a_terminal() -> None:
+    lexers = state_lexers()
+    assert any(plain.groups > len(lexer.candidates) for _, lexer, plain in lexers)
+    for name, lexer, _ in lexers:
+        assert lexer.master.groups == len(lexer.candidates), name
+
+
+@settings(max_examples=300)
+@given(st.data())
+def test_a_state_lexer_matches_what_the_plain_alternation_matches(data: st.DataObject) -> None:
+    name, lexer, plain = data.draw(st.sampled_from(state_lexers()))
+    pieces = st.sampled_from(["<", "</", ">", "/>", "invoke", "parameter", "｜DSML｜", "|",
+                              " ", "name=\"a\"", "string='true'", "=", "\"", "]]>",
+                              "<![CDATA[", "x", "\n", "function=f", "arg_key", "{", "}"])
+    text = "".join(data.draw(st.lists(pieces, max_size=10)))
+    for pos in range(len(text) + 1):
+        got, want = lexer.master.match(text, pos), plain.match(text, pos)
+        assert (got is None) == (want is None), (name, text, pos)
+        if got is not None and want is not None:
+            assert got.end() == want.end(), (name, text, pos)
+            assert lexer.by_group[got.lastindex or 0] is _candidate_of(lexer, plain, want)
+
+
+def _candidate_of(lexer: StateLexer, plain: re.Pattern[str], m: re.Match[str]) -> Any:
+    """The candidate whose group in `plain` matched (its groups count the inner ones)."""
+    group = 1
+    for spec in lexer.candidates:
+        if m.group(group) is not None:
+            return spec
+        group += 1 + re.compile(plain_pattern(spec)).groups
+    return None

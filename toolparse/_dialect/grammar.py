@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from toolparse._dialect.build import Builders
 from toolparse._dialect.gates import Closers, closers_of, gates_of
 from toolparse._dialect.header import Header
-from toolparse._dialect.lexer import StateLexer, TerminalSpec
+from toolparse._dialect.lexer import StateLexer, TerminalSpec, plain_pattern
 from toolparse._dialect.openers import BlockStarts
 from toolparse._dialect.records import GrammarRecord
 from toolparse._dialect.roles import BlockRoles, block_ends
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Grammar"]
 
-_NAMED_GROUP = re.compile(r"\(\?P<([A-Za-z_][A-Za-z0-9_]*)>")
 
 
 @dataclass(eq=False)
@@ -148,7 +147,7 @@ class Grammar:
         their common first character, when they have one, leads the pattern, outside
         the groups (`leading_literal`: a search then skips to it at C speed)."""
         specs = sorted((self.terminals[n] for n in names), key=lambda t: t.sort_key)
-        plain = [_NAMED_GROUP.sub("(", spec.full.pattern) for spec in specs]
+        plain = [plain_pattern(spec) for spec in specs]
         found = leading_literal(plain)
         if found is not None:
             first, rests = found

@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 from toolparse._syntax.dfa import DFA, can_finish, dfa_for, may_continue_into
-from toolparse._syntax.regexp import first_chars, partial_pattern, widths
+from toolparse._syntax.regexp import first_chars, partial_pattern, widths, without_captures
 
 if TYPE_CHECKING:
     import regex
 
-__all__ = ["MAX_ATOM", "NEED_MORE", "StateLexer", "TerminalSpec", "next_token", "settle",
-           "settle_state"]
+__all__ = ["MAX_ATOM", "NEED_MORE", "StateLexer", "TerminalSpec", "next_token", "plain_pattern",
+           "settle", "settle_state"]
 
 MAX_ATOM: Final = 1024
 """The longest an atom (a tag, a marker) may be. A longer one does not match."""
@@ -175,7 +175,7 @@ class StateLexer:
         parts: list[str] = []
         by_group: list[TerminalSpec | None] = [None]
         for spec in candidates:
-            body = _NAMED_GROUP.sub("(", spec.full.pattern)
+            body = plain_pattern(spec)
             by_group.append(spec)
             by_group.extend([None] * re.compile(body).groups)
             parts.append(f"({body})")
@@ -191,6 +191,13 @@ class StateLexer:
                             if earlier[spec.name] or spec.has_lookahead)
         return cls(candidates, master, tuple(by_group), earlier, careful,
                    loop_run=re.compile(run) if run is not None else None)
+
+
+def plain_pattern(spec: TerminalSpec) -> str:
+    """The terminal's pattern with no capturing group (`without_captures`; a named one
+    becomes plain first), so that several can share one alternation, each in a group
+    of its own that says which matched."""
+    return without_captures(_NAMED_GROUP.sub("(", spec.full.pattern))
 
 
 def loop_run_pattern(candidates: tuple[TerminalSpec, ...], loops: Collection[str]
@@ -210,7 +217,7 @@ def loop_run_pattern(candidates: tuple[TerminalSpec, ...], loops: Collection[str
     branches: list[str] = []
     guards: list[str] = []
     for spec in candidates:
-        body = _NAMED_GROUP.sub("(?:", spec.full.pattern)
+        body = plain_pattern(spec)
         if spec.name in loops and _row_safe(spec):
             guard = f"(?!{'|'.join(guards)})" if guards else ""
             branches.append(f"{guard}(?:{body})")

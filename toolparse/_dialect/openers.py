@@ -14,22 +14,14 @@ import functools
 import re
 from typing import TYPE_CHECKING
 
-from toolparse._dialect.lexer import StateLexer, TerminalSpec
+from toolparse._dialect.lexer import StateLexer, TerminalSpec, plain_pattern
 from toolparse._syntax.dfa import DFA, dfa_for
 from toolparse._syntax.regexp import leading_literal, partial_pattern, second_chars
 
 if TYPE_CHECKING:
     import regex
 
-__all__ = ["BlockStarts", "plain_pattern", "starts_pattern", "with_lookahead"]
-
-_NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
-
-
-def plain_pattern(spec: TerminalSpec) -> str:
-    """The terminal's pattern with its named groups made plain, so that several can
-    share one alternation."""
-    return _NAMED_GROUP.sub("(", spec.full.pattern)
+__all__ = ["BlockStarts", "starts_pattern", "with_lookahead"]
 
 
 def _second_chars(openers: tuple[TerminalSpec, ...]) -> dict[str, set[str]] | None:
