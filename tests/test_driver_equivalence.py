@@ -12,7 +12,9 @@ exactly where Lark can accept its end. Two sources of sequences:
   terminal of the grammar, for every bundled dialect and start rule.
 
 Per token: both take it or both refuse it; after each taken token, `accepts_end()` is
-whether Lark's parser, copied, accepts the end of input.
+whether Lark's parser, copied, accepts the end of input, and the driver's values are
+those of a driver that builds every rule the general way (`_general`): its in-place
+list rules change nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from hypothesis import strategies as st
 
 import toolparse
 from toolparse._dialect.lexer import NEED_MORE, next_token
-from toolparse._dialect.table import Driver, Rejected
+from toolparse._dialect.table import Driver, Rejected, RuleInfo, flat
 from toolparse.corpus import bundled_corpus, find_cases, random_chunks
 
 lark = pytest.importorskip("lark")
@@ -37,11 +39,31 @@ def _grammar(name: str) -> Any:
     return toolparse.Dialect.bundled(name)._grammars[0]
 
 
+def _general(info: RuleInfo) -> Any:
+    """The value a rule without a builder has, as `Driver._reduce` says in general: a
+    left-recursive list extended by the rest, else the children with the lists of
+    flattened rules spliced in. As a builder, it keeps the driver off its shortcuts."""
+    def build(children: list[Any]) -> Any:
+        if info.left_list and children and isinstance(children[0], list):
+            value = children[0]
+            for child in children[1:]:
+                if isinstance(child, list):
+                    value.extend(child)
+                else:
+                    value.append(child)
+            return value
+        return flat(children)
+    return build
+
+
 class Pair:
-    """The driver and Lark's interactive parser, fed the same tokens."""
+    """The driver and Lark's interactive parser, fed the same tokens (and a driver
+    that builds every rule the general way, for the values)."""
 
     def __init__(self, grammar: Any, start: str) -> None:
         self.driver = Driver(grammar.table, start, tuple(None for _ in grammar.table.rules))
+        self.general = Driver(grammar.table, start,
+                              tuple(_general(info) for info in grammar.table.rules))
         self.lark = grammar.lark.parse_interactive(start=start)
 
     def feed(self, term: str, value: str) -> bool:
@@ -59,6 +81,9 @@ class Pair:
         assert driver_took == lark_took, (term, value, driver_took)
         if driver_took:
             assert self.driver.accepts_end() == self._lark_accepts_end(), (term, value)
+            self.general.feed(term, value)
+            assert self.driver.values == self.general.values, (term, value)
+            assert self.driver.stack == self.general.stack, (term, value)
         return driver_took
 
     def _lark_accepts_end(self) -> bool:
