@@ -212,6 +212,12 @@ class Builders:
 
     def param(self, children: list[Any]) -> RawParam:
         # The common shapes: [open tag, [pieces...], close tag], [open, close], [empty tag].
+        if len(children) == 3 and type(children[1]) is list and type(children[0]) is Tag:
+            # The first, read as below reads it: the key and `string` from the tag.
+            key, string_attr = self._tag_head(children[0])
+            if key and type(children[2]) is Tag:
+                text, cdata_only = value_text(children[1], self.value_edges)
+                return RawParam(key, text, string_attr, cdata_only)
         key, string_attr = self._param_head(children)
         pieces: Any = ()
         for child in children:

@@ -79,6 +79,8 @@ def value_text(pieces: Sequence[Any], edges: str = "xml") -> tuple[str, bool]:
     if len(pieces) == 1 and type(pieces[0]) is Cdata:  # the common shape, verbatim
         return pieces[0].text, True
     decode = decode_entities if edges == "xml" else _as_written
+    if len(pieces) == 1 and type(pieces[0]) is str:
+        return _plain_value(pieces[0], decode), False
     if all(type(piece) is str for piece in pieces):
         return _plain_value("".join(pieces), decode), False
     parts = _runs(pieces)
