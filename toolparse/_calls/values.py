@@ -267,7 +267,7 @@ def type_arguments(params: Sequence[tuple[str, str, bool | None, bool]],
     exactly SPEC 3's typing; `guess=False` (`typing=schema`, SPEC 5.1) keeps every value
     the schema does not type as its text.
     """
-    if parameters_schema is None and guess and len({p[0] for p in params}) == len(params):
+    if parameters_schema is None and guess:
         return _guessed(params)
     counts: dict[str, int] = {}
     for name, _, _, _ in params:
@@ -302,15 +302,21 @@ def type_arguments(params: Sequence[tuple[str, str, bool | None, bool]],
 
 def _guessed(params: Sequence[tuple[str, str, bool | None, bool]]
              ) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """`type_arguments` without a schema, each name once (the common call): SPEC 3's
-    typing of each value, in order."""
+    """`type_arguments` without a schema (the common call): SPEC 3's typing of each
+    value, in order; a repeated name's values in a list, in order."""
     arguments: dict[str, Any] = {}
-    flagged: list[str] = []
+    repeated: dict[str, list[Any]] = {}
+    flagged: dict[str, None] = {}
     for name, text, string_attr, cdata_only in params:
-        arguments[name], json_error = type_value(text, string_attr=string_attr,
-                                                 cdata_only=cdata_only)
+        value, json_error = type_value(text, string_attr=string_attr, cdata_only=cdata_only)
         if json_error:
-            flagged.append(name)
+            flagged[name] = None
+        if name not in arguments:
+            arguments[name] = value
+        elif name in repeated:
+            repeated[name].append(value)
+        else:
+            repeated[name] = arguments[name] = [arguments[name], value]
     return arguments, tuple(flagged)
 
 
