@@ -1,8 +1,8 @@
 """Search patterns that lead with their terminals' common first character
 (`leading_literal`), and state lexers whose terminals have no capturing groups
-(`without_captures`) and try the cheaper of two that never both match first
-(`cheap_first`): the same matches as the plain alternation in Lark's order, found
-faster."""
+(`without_captures`), try the cheaper of two that never both match first
+(`cheap_first`) and read ignored whitespace with the token after it (`lead`): the same
+matches as the plain alternation in Lark's order, found faster."""
 
 from __future__ import annotations
 
@@ -163,3 +163,39 @@ def _candidate_of(order: tuple[Any, ...], m: re.Match[str]) -> Any:
             return spec
         group += 1 + re.compile(plain_pattern(spec)).groups
     return None
+
+
+def test_whitespace_is_read_with_the_next_tag_where_nothing_else_begins_with_it() -> None:
+    folding = [(name, lexer) for name, lexer, _, _ in state_lexers() if lexer.folds]
+    assert {"deepseek", "qwen3_coder", "glm45"} <= {name for name, _ in folding}
+    for name, lexer in folding:
+        assert lexer.lead is not lexer.master
+        assert "WS" not in {spec.name for spec in lexer.lead_groups if spec is not None}
+
+
+@settings(max_examples=300)
+@given(st.data())
+def test_a_lead_match_is_the_ignored_token_then_the_next(data: st.DataObject) -> None:
+    # Where `lead` matches, `master` reads the same: the ignored whitespace as one
+    # token (when there is some), then the same terminal to the same end.
+    name, lexer = data.draw(st.sampled_from(
+        [(name, lexer) for name, lexer, _, _ in state_lexers() if lexer.folds]))
+    pieces = st.sampled_from([" ", "\n", "\t", "  \n ", "<", "</", ">", "/>", "invoke",
+                              "parameter", "｜DSML｜", "name=\"a\"", "x", "<!--", "-->",
+                              "tool_calls", "function=f", "arg_key", "{}"])
+    text = "".join(data.draw(st.lists(pieces, max_size=10)))
+    for pos in range(len(text) + 1):
+        m = lexer.lead.match(text, pos)
+        if m is None:
+            continue
+        spec = lexer.lead_groups[m.lastindex or 0]
+        begin = m.start(m.lastindex or 0)
+        at = pos
+        if begin > pos:
+            ws = lexer.master.match(text, pos)
+            assert ws is not None and ws.end() == begin, (name, text, pos)
+            assert lexer.by_group[ws.lastindex or 0].name == "WS"
+            at = begin
+        token = lexer.master.match(text, at)
+        assert token is not None and token.end() == m.end(), (name, text, pos)
+        assert lexer.by_group[token.lastindex or 0] is spec, (name, text, pos)

@@ -70,7 +70,8 @@ def test_a_row_reads_what_the_alternation_reads(data: st.DataObject) -> None:
 
 @contextmanager
 def without_rows(dialect: toolparse.Dialect) -> Iterator[None]:
-    """The dialect's grammars lexing one token at a time."""
+    """The dialect's grammars lexing one token at a time: no rows, and no whitespace
+    read with the token after it (`StateLexer.lead`)."""
     saved = []
     for grammar in dialect._grammars:
         saved.append(dict(grammar.state_lexers))

@@ -74,7 +74,7 @@ class Grammar:
         found = self.state_lexers.get(state)
         if found is None:
             found = StateLexer.build(self.candidates(state),
-                                     self.table.loops[state] - self.ignored)
+                                     self.table.loops[state] - self.ignored, self.ignored)
             self.state_lexers[state] = found
         return found
 

@@ -91,8 +91,10 @@ class Capture:
     def open(self, spec: TerminalSpec, value: str) -> bool:
         """Feed the opening token; False when it is a call tag without a name (no call
         starts, and no block). An opener is a valid first token of its start rule."""
+        token = (Tag(spec.name, value, self.start)
+                 if spec.name in self.grammar.roles.delimiters else value)
         try:
-            self._feed(spec.name, value, self.start)
+            self._feed(spec.name, token, self.start)
         except (Rejected, BlockRejected) as refused:
             self.reason = getattr(refused, "reason", "unexpected_token")
             self.at = self.start
@@ -100,13 +102,13 @@ class Capture:
         self.parts.append(value)
         return True
 
-    def _feed(self, name: str, value: str, start: int) -> None:
+    def _feed(self, name: str, token: Any, start: int) -> None:
+        """Feed a token (its text, or its `Tag` when the terminal delimits a rule)."""
         grammar = self.grammar
-        token: Any = Tag(name, value, start) if name in grammar.roles.delimiters else value
         if name in grammar.roles.call_starts:
             if grammar.name_at_tag:
                 grammar.build.check_call_tag(token if isinstance(token, Tag)
-                                             else Tag(name, value, start))
+                                             else Tag(name, token, start))
             progress = self.progress
             if progress is None:
                 self.driver.feed(name, token)
@@ -159,6 +161,9 @@ class Capture:
         limit = self.limit - base
         stop = min(end, limit)
         hard = limit <= end or final
+        # Below `sure` no token is near enough the end of the text to need a second
+        # look; a run that reaches `run_end` waits for more of it.
+        sure, run_end = (stop, -1) if hard else (stop - MAX_ATOM, end)
         self.run = None
         self.run_list = None
         no_row_before = 0
@@ -167,13 +172,18 @@ class Capture:
                 return pos, self._stopped(pos, limit, base, hard)
             state = stack[-1]
             lexer = lexers.get(state) or grammar.lexer(state)
-            # One match in the state's alternation; the lexer's careful cases go the slow
-            # way (`next_token`): no match, an atom too long, or, near the end of the
-            # text, a candidate an earlier atom could still beat or with a lookahead.
-            m = lexer.master.match(text, pos, stop)
-            if m is not None and (spec := lexer.by_group[m.lastindex or 0]) is not None and (
-                    (token_end := m.end()) > pos) and (spec.is_run or token_end - pos <= MAX_ATOM
-                    ) and (hard or stop - pos > MAX_ATOM or spec.name not in lexer.careful):
+            # One match in the state's alternation (with the whitespace before the token,
+            # when the state folds it: `StateLexer.lead`); the lexer's careful cases go
+            # the slow way (`next_token`): no match, an atom too long, or, near the end
+            # of the text, a candidate an earlier atom could still beat or with a
+            # lookahead.
+            m = lexer.lead.match(text, pos, stop)
+            if lexer.folds and m is not None and (begin := m.start(m.lastindex or 0)) > pos:
+                parts.append(text[pos:begin])   # the ignored whitespace
+                pos = begin
+            if m is not None and (spec := lexer.lead_groups[m.lastindex or 0]) is not None and (
+                    (token_end := m.end()) > pos) and token_end - pos <= spec.bound and (
+                    pos < sure or spec.name not in lexer.careful):
                 pass
             else:
                 spec, token_end, outcome = self._settle(arriving, lexer, m, text, pos, stop,
@@ -196,25 +206,24 @@ class Capture:
                 parts.append(value)
             else:
                 value = text[pos:token_end]
+                token = Tag(name, value, base + pos) if name in delimiters else value
                 try:
                     if name in calls:
-                        self._feed(name, value, base + pos)
+                        self._feed(name, token, base + pos)
                     elif (target := shifts[state].get(name)) is not None:
                         stack.append(target)  # a plain shift (`Table.shifts`)
-                        values.append(Tag(name, value, base + pos) if name in delimiters
-                                      else value)
+                        values.append(token)
                     else:
-                        feed(name, Tag(name, value, base + pos) if name in delimiters else value)
-                except Rejected:
-                    return pos, self._failed("unexpected_token", base + pos)
-                except BlockRejected as refused:
-                    return pos, self._failed(refused.reason, base + pos)
+                        feed(name, token)
+                except (Rejected, BlockRejected) as refused:
+                    return pos, self._failed(getattr(refused, "reason", "unexpected_token"),
+                                             base + pos)
                 parts.append(value)
                 # Only a block's last terminal can let the parser accept its end.
                 if name in enders and driver.accepts_end():
                     return self._complete(token_end, value, base)
             pos = token_end
-            if spec.is_run and pos == end and not hard:
+            if pos == run_end and spec.is_run:
                 return self._wait_in_run(spec, pos)
 
     def _stopped(self, pos: int, limit: int, base: int, hard: bool) -> str:
@@ -228,7 +237,10 @@ class Capture:
                 text: str, pos: int, stop: int, limit: int, base: int, hard: bool
                 ) -> tuple[TerminalSpec | None, int, str]:
         """The lexer's careful cases (`settle_state`): (the token's terminal, its end,
-        "") or, when there is no token here, (None, pos, WAITING or FAILED)."""
+        "") or, when there is no token here, (None, pos, WAITING or FAILED). `m` is
+        the state's `lead` match, read again with `master` when the two differ."""
+        if lexer.lead is not lexer.master:
+            m = lexer.master.match(text, pos, stop)
         spec, token_end, atom_state = settle_state(lexer, m, text, pos, stop, hard)
         if token_end == NEED_MORE and spec is not None:
             _remember(arriving, spec, atom_state, text, pos)
