@@ -40,8 +40,8 @@ CONTRACT_RULES = ("block", "orphan_block", "invoke", "param", "json_body", "cdat
 """The rule names the engine builds from; every other rule inlines into its parent."""
 
 
-_KEPT = 512
-_KEPT_LENGTH = 256
+_KEPT: Final = 512
+_KEPT_LENGTH: Final = 256
 """How many tags' attributes a dialect keeps, and how long a tag it keeps (the store is
 bounded whatever the stream holds)."""
 

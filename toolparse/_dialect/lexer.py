@@ -48,11 +48,11 @@ NEED_MORE: Final = -1
 """`next_token` result: the text ends where a token could still be arriving."""
 
 # A run: one character class (or class escape) repeated one or more times.
-_RUN_SHAPE = re.compile(r"(?:\[(?:\\.|[^\]\\])+\]|\\[sSdDwW]|\\.|[^\\\[\](){}|.*+?^$])\+")
+_RUN_SHAPE: Final = re.compile(r"(?:\[(?:\\.|[^\]\\])+\]|\\[sSdDwW]|\\.|[^\\\[\](){}|.*+?^$])\+")
 # A run whose class is a negated set of at most a few literal characters: `[^<]+`.
-_NEGATED_RUN = re.compile(r"\[\^((?:\\.|[^\]\\]){1,4})\]\+")
-_NAMED_GROUP = re.compile(r"\(\?P<([A-Za-z_][A-Za-z0-9_]*)>")
-_MISSING = object()
+_NEGATED_RUN: Final = re.compile(r"\[\^((?:\\.|[^\]\\]){1,4})\]\+")
+_NAMED_GROUP: Final = re.compile(r"\(\?P<([A-Za-z_][A-Za-z0-9_]*)>")
+_MISSING: Final = object()
 _DFAS: dict[str, object] = {}
 """Terminal pattern -> its automaton (or None), once per process."""
 

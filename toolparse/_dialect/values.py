@@ -43,8 +43,8 @@ class Cdata:
 
 # Numeric references: at most 7 decimal or 6 hexadecimal digits, as many as the largest
 # code point (U+10FFFF) needs; a longer one is no reference and stays as written (SPEC 3.1).
-_ENTITY = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#[xX]([0-9A-Fa-f]{1,6}));")
-_NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+_ENTITY: Final = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#[xX]([0-9A-Fa-f]{1,6}));")
+_NAMED: Final = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 
 
 def _entity(m: re.Match[str]) -> str:
@@ -62,7 +62,7 @@ def decode_entities(text: str) -> str:
     return _ENTITY.sub(_entity, text) if "&" in text else text
 
 
-_TRAILING_NEWLINE = re.compile(r"\r?\n[ \t]*\Z")
+_TRAILING_NEWLINE: Final = re.compile(r"\r?\n[ \t]*\Z")
 
 Part = str | Cdata
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Final, NamedTuple, TYPE_CHECKING
 
 from toolparse._markdown.blocks import container, fence, leaf
 from toolparse._markdown.inlines import code_span, links, runner
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["ready", "run", "plain_line_start", "LINE_COPY_MAX"]
 
 # A paragraph line is read from a copy of it up to this length.
-LINE_COPY_MAX = 4096
+LINE_COPY_MAX: Final = 4096
 
 
 class _Lines(NamedTuple):
@@ -144,8 +144,8 @@ def plain_line_start(t: MarkdownTracker, text: str, i: int, end: int) -> int:
 # general code decides the line. A line taken whole never enters mode INLINE: its text
 # is read here and the mode stays LINE_START.
 
-GENERAL = -1
-INLINE = -2
+GENERAL: Final = -1
+INLINE: Final = -2
 
 
 def run(t: MarkdownTracker, text: str, i: int, n: int) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from toolparse._errors import GrammarError
 from toolparse._syntax.dfa import DFA, compile_dfa, dfa_from_data, dfa_to_data
@@ -26,9 +26,9 @@ __all__ = ["GRAMMAR", "Syntax", "Automata", "syntax", "automata", "wait_for_othe
 GRAMMAR = "markdown.lark"
 
 # A tab advances to the next multiple of this many columns (CommonMark 2.2).
-TAB_STOP = 4
+TAB_STOP: Final = 4
 # Indentation of this many columns or more is indented code (CommonMark 4.4).
-CODE_INDENT = 4
+CODE_INDENT: Final = 4
 
 # The shortcuts that read ahead (whole lines in `lines.py`, a tag decided at its `<` in
 # `inlines/raw_html.py`) pay for themselves on pieces at least this long; short pieces

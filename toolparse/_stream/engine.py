@@ -88,7 +88,7 @@ from toolparse._stream.undecided import Undecided
 
 __all__ = ["Engine"]
 
-_plain_events_get = PLAIN_EVENTS.get
+_plain_events_get: Final = PLAIN_EVENTS.get
 _NO_LIMIT: Final = 1 << 62
 _CLOSED: Final = Mode.CLOSED
 WINDOW: Final = 1 << 16

@@ -40,9 +40,9 @@ MD_BATCH: Final = 1 << 16
 """Plain text is handed to the Markdown tracker in batches of about this many characters."""
 
 # Fast construction of frozen Text events on the hot path (skips dataclass __init__).
-_new = object.__new__
-_set_text = Text.__dict__["text"].__set__
-_set_failure = Text.__dict__["failure"].__set__
+_new: Final = object.__new__
+_set_text: Final = Text.__dict__["text"].__set__
+_set_failure: Final = Text.__dict__["failure"].__set__
 
 
 def make_text(text: str, failure: BlockFailure | None = None) -> Text:

@@ -17,7 +17,7 @@ Bound: at most `MAX_NESTING` containers are open; a marker past that is paragrap
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from typing import Final, TYPE_CHECKING
 
 from toolparse._markdown.state import (
     Container, LEAF_PARAGRAPH, NeedMore)
@@ -30,7 +30,7 @@ __all__ = ["MAX_NESTING", "continue_all", "quote_start", "item_start", "item_lin
            "item_line_open", "ItemSyntax", "item_syntax"]
 
 # How many block quotes and list items may be open at once.
-MAX_NESTING = 100
+MAX_NESTING: Final = 100
 
 
 class ItemSyntax:

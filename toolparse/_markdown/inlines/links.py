@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Final
 
 from toolparse._markdown.inlines.state import (
     ALIVE, COMPLETE, DEAD, DEFS_NO, DEFS_YES, LABEL_WINDOW, MAX_BRACKETS, Bracket,
@@ -46,7 +47,7 @@ __all__ = ["open_bracket", "close_bracket", "after_close", "text_since", "record
            "normalize_label", "start_line", "fail_definitions", "only_definitions",
            "skip_brackets"]
 
-_WHITESPACE = re.compile(r"\s+")
+_WHITESPACE: Final = re.compile(r"\s+")
 
 
 def normalize_label(label: str) -> str:

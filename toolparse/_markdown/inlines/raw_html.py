@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from toolparse._markdown.inlines import links
 from toolparse._markdown.inlines.state import (
@@ -37,7 +37,7 @@ __all__ = ["Patterns", "patterns", "tag_open", "dead_after", "dead_tags_only",
 
 # How far ahead of a `<` one compiled match looks for a complete tag (a bound on the
 # work per `<`; a longer tag is followed by the automata as it arrives).
-TAG_WINDOW = 512
+TAG_WINDOW: Final = 512
 
 
 

@@ -30,7 +30,7 @@ import functools
 import re
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from toolparse._markdown.copies import deep_copy, shallow_copy
 from toolparse._syntax.dfa import DFA, Union
@@ -43,18 +43,18 @@ Resolution = tuple[int, bool]
 
 # How many candidates may be alive at once (each inside the text of the previous). A
 # `<` or `](` beyond that is read as literal text.
-MAX_CANDIDATES = 4
+MAX_CANDIDATES: Final = 4
 # How deep link brackets nest. A `[` beyond that is literal (no link can open there).
-MAX_BRACKETS = 64
+MAX_BRACKETS: Final = 64
 # A link label is at most 999 characters between its brackets (CommonMark 4.7).
-LABEL_WINDOW = 1001
+LABEL_WINDOW: Final = 1001
 
 ALIVE, COMPLETE, DEAD = 0, 1, 2
-CODE_MARK = "code"  # a branch ticket's verdict at one level: it is in a span there
+CODE_MARK: Final = "code"  # a branch ticket's verdict at one level: it is in a span there
 
 # The definitions phase of a paragraph (CommonMark 4.7: definitions only at its start).
-DEFS_NO = 0    # inline content has begun (or a heading): no definition can follow
-DEFS_YES = 1   # only complete definitions so far: a line may begin another
+DEFS_NO: Final = 0    # inline content has begun (or a heading): no definition can follow
+DEFS_YES: Final = 1   # only complete definitions so far: a line may begin another
 
 
 class Definitions:

@@ -24,7 +24,7 @@ agrees (at the end of the stream every unseen label is undefined).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from toolparse._markdown.copies import deep_copy
 from toolparse._markdown.inlines import runner
@@ -33,7 +33,7 @@ from toolparse._markdown.inlines.state import CODE_MARK, InlineState, Opener, Re
 __all__ = ["MAX_WORLDS", "Worlds"]
 
 # How many inline states may read a paragraph at once.
-MAX_WORLDS = 8
+MAX_WORLDS: Final = 8
 
 World = dict[str, bool]
 
