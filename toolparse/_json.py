@@ -98,6 +98,8 @@ def loads_strict(text: str, *, control_characters: bool = False) -> Any:
     if first.isdigit() and len(text) <= 64 and text.isascii() and text.isdigit() \
             and (first != "0" or len(text) == 1):
         return int(text)   # the commonest value, a plain integer, without the decoder
+    if text in _CONSTANTS:
+        return _CONSTANTS[text]   # the next commonest, as written
     if first not in _VALUE_STARTS:
         first = text.lstrip(" \t\n\r")[:1]
         if not first or first not in _VALUE_STARTS:
@@ -129,6 +131,9 @@ def dumps_strict(value: Any) -> str | None:
     except (TypeError, ValueError, RecursionError):
         return None
 
+
+_CONSTANTS: Final[dict[str, Any]] = {"true": True, "false": False, "null": None}
+"""The literal names, each exactly as JSON writes it."""
 
 _VALUE_STARTS: Final = frozenset('{["-0123456789tfn')
 """The characters a JSON value can start with (after whitespace)."""
