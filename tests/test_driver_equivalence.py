@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import toolparse
 from toolparse._dialect.lexer import NEED_MORE, next_token
-from toolparse._dialect.table import Driver, Rejected, RuleInfo, flat
+from toolparse._dialect.table import Driver, Rejected, RuleInfo, general_value
 from toolparse.corpus import bundled_corpus, find_cases, random_chunks
 
 lark = pytest.importorskip("lark")
@@ -40,20 +40,9 @@ def _grammar(name: str) -> Any:
 
 
 def _general(info: RuleInfo) -> Any:
-    """The value a rule without a builder has, as `Driver._reduce` says in general: a
-    left-recursive list extended by the rest, else the children with the lists of
-    flattened rules spliced in. As a builder, it keeps the driver off its shortcuts."""
-    def build(children: list[Any]) -> Any:
-        if info.left_list and children and isinstance(children[0], list):
-            value = children[0]
-            for child in children[1:]:
-                if isinstance(child, list):
-                    value.extend(child)
-                else:
-                    value.append(child)
-            return value
-        return flat(children)
-    return build
+    """A builder that makes a rule's value the general way (`general_value`, what
+    `Driver._reduce` does without its shortcuts), keeping the driver off them."""
+    return lambda children: general_value(children, info.left_list)
 
 
 class Pair:

@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from toolparse._dialect.records import LalrTable, RuleRecord
 
-__all__ = ["Driver", "Rejected", "Table", "flat", "read_table"]
+__all__ = ["Driver", "Rejected", "Table", "flat", "general_value", "read_table"]
 
 SHIFT: Final = 0
 REDUCE: Final = 1
@@ -217,17 +217,7 @@ class Driver:
             del stack[-n:]
         else:
             children = []
-        if builder is not None:
-            value = builder(children)
-        elif left_list and children and isinstance(children[0], list):
-            value = children[0]
-            for child in children[1:]:
-                if isinstance(child, list):
-                    value.extend(child)
-                else:
-                    value.append(child)
-        else:
-            value = flat(children)
+        value = builder(children) if builder is not None else general_value(children, left_list)
         state = self.gotos[stack[-1]][origin]
         stack.append(state)
         values.append(value)
@@ -292,6 +282,21 @@ class Tag:
 
     def __repr__(self) -> str:
         return f"Tag({self.term}, {self.text!r}, {self.start})"
+
+
+def general_value(children: list[Any], left_list: bool) -> Any:
+    """The value of a rule without a builder: a left-recursive list (`xs: xs ...`)
+    extended by the rest of its children, in place; else the children with the lists
+    of flattened rules spliced in (`flat`)."""
+    if left_list and children and isinstance(children[0], list):
+        value = children[0]
+        for child in children[1:]:
+            if isinstance(child, list):
+                value.extend(child)
+            else:
+                value.append(child)
+        return value
+    return flat(children)
 
 
 def flat(children: list[Any]) -> list[Any]:
