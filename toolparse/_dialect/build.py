@@ -319,7 +319,6 @@ def name_text(value: Any) -> str | None:
     return None
 
 
-
 def _joined(pieces: Any) -> str:
     return "".join(piece.text if isinstance(piece, (Tag, Cdata)) else str(piece)
                    for piece in pieces if piece is not None)

@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["Grammar"]
 
 
-
 @dataclass(eq=False)
 class Grammar:
     """One grammar file, compiled."""

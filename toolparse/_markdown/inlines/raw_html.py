@@ -40,7 +40,6 @@ __all__ = ["Patterns", "patterns", "tag_open", "dead_after", "dead_tags_only",
 TAG_WINDOW: Final = 512
 
 
-
 class Patterns(NamedTuple):
     inline_tag: re.Pattern[str]   # a complete tag or autolink, one compiled match
     tag_stops: re.Pattern[str]    # what a tag may not hold for that match to count
