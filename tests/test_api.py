@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
-import gc
 import itertools
 import os
 import re
@@ -48,48 +47,6 @@ def test_stream_events_equal_parse_events() -> None:
     events = parser.feed("x " + BLOCK[:20]) + parser.feed(BLOCK[20:] + " y") + parser.close()
     assert tuple(events) == toolparse.parse("x " + BLOCK + " y").events
     assert parser.saw_tool_syntax
-
-
-@pytest.mark.parametrize("enabled", [True, False])
-def test_parse_pauses_the_collector_and_restores_the_callers_setting(enabled: bool) -> None:
-    seen = []
-
-    def ids() -> str:
-        seen.append(gc.isenabled())
-        if len(seen) == 2:
-            raise RuntimeError("the second id fails")
-        return f"call_{len(seen)}"
-    was = gc.isenabled()
-    (gc.enable if enabled else gc.disable)()
-    try:
-        assert toolparse.parse(BLOCK, id_factory=ids).calls[0].id == "call_1"
-        assert gc.isenabled() is enabled
-        with pytest.raises(RuntimeError, match="second id"):
-            toolparse.parse(BLOCK, id_factory=ids)
-        assert gc.isenabled() is enabled and seen == [False, False]
-    finally:
-        (gc.enable if was else gc.disable)()
-
-
-def test_parse_makes_no_reference_cycles() -> None:
-    # Why pausing the collector is safe: all parse() leaves behind is freed by reference
-    # counting, on every bundled corpus case and benchmark workload. (The first pass
-    # imports what parse() loads on use: a `dataclass(slots=True)` leaves its first
-    # class behind as a cycle.)
-    from toolparse import _bench, corpus
-    texts = [case.text for case in corpus.find_cases()]
-    texts += [_bench.generate(name, 20_000).text for name in _bench.workloads.WORKLOADS]
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(2):
-            gc.collect()
-            for text in texts:
-                toolparse.parse(text, "auto")
-        assert gc.collect() == 0
-    finally:
-        if was:
-            gc.enable()
 
 
 def test_empty_chunk_is_normal_and_not_eof() -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
+from toolparse._collector import collector_paused
 from toolparse._errors import ConfigTypeError
 from toolparse._events import CallStatus, ToolCall, new_call_id
 from toolparse._json import NOT_JSON, DuplicateKey, TooDeep, loads_strict
@@ -103,10 +104,7 @@ def _repair_config(repair: Any) -> RepairConfig:
                           f"{type(repair).__name__}")
 
 
-def _as_tuples(rc: RawCall) -> list[tuple[str, str, bool | None, bool]]:
-    return [(p.name, p.text, p.string_attr, p.cdata_only) for p in rc.params]
-
-
+@collector_paused
 def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
                 policy: CallPolicy | None,
                 new_id: Callable[[], str] = new_call_id,
@@ -121,26 +119,25 @@ def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
     not type as its text; `json` calls carry their arguments as JSON text.
     """
     guess = typing == "attribute"
-    return tuple(_build_call(rc, raw[rc.start - start:rc.end - start], policy, new_id(), guess)
-                 for rc in raw_calls)
+    return tuple(_build_call(rc, raw, start, policy, new_id(), guess) for rc in raw_calls)
 
 
-def _build_call(rc: RawCall, raw: str, policy: CallPolicy | None, call_id: str,
-                guess: bool = True) -> ToolCall:
-    schema = policy.schemas.get(rc.name) if policy is not None else None
+def _build_call(rc: RawCall, block: str, block_start: int, policy: CallPolicy | None,
+                call_id: str, guess: bool = True) -> ToolCall:
+    name, params, json_text, start, end = rc
+    schema = policy.schemas.get(name) if policy is not None else None
     json_errors: tuple[str, ...] = ()
     status: CallStatus = "unchecked"
     outcome: RepairOutcome | None = None
     deep: tuple[str, ...] = ()
     text: str | None = None
-    if rc.json_text is not None:
-        arguments, outcome = _json_body(rc.json_text) if policy is None else ({}, None)
+    if json_text is not None:
+        arguments, outcome = _json_body(json_text) if policy is None else ({}, None)
         if outcome is not None:
             status = outcome.status
         elif policy is None:
-            text = rc.json_text  # one valid object: forwarded as written
+            text = json_text  # one valid object: forwarded as written
     else:
-        params = _as_tuples(rc)
         arguments, json_errors = type_arguments(params, schema, guess=guess)
         if schema is not None:
             deep = too_deep_names(params, schema)
@@ -148,21 +145,21 @@ def _build_call(rc: RawCall, raw: str, policy: CallPolicy | None, call_id: str,
         from toolparse._calls.repair import RepairOutcome, repair_tool_call
 
         if schema is None:
-            outcome = RepairOutcome.unknown_tool(rc.name, policy.schemas)
+            outcome = RepairOutcome.unknown_tool(name, policy.schemas)
         elif deep:
             # Text nested past what strict JSON reads, where the schema wants JSON: it
             # stayed a string, and saying `schema` (a type mismatch) would be wrong.
-            outcome = RepairOutcome.too_deep(rc.name, [_pointer(name, schema) for name in deep])
+            outcome = RepairOutcome.too_deep(name, [_pointer(key, schema) for key in deep])
         else:
-            given: str | dict[str, Any] = rc.json_text if rc.json_text is not None else arguments
-            outcome = repair_tool_call(rc.name, given, schema, model=policy.model,
+            given: str | dict[str, Any] = json_text if json_text is not None else arguments
+            outcome = repair_tool_call(name, given, schema, model=policy.model,
                                        config=policy.config)
         status = outcome.status
         if outcome.arguments is not None:
             arguments = outcome.arguments
-    return ToolCall(name=rc.name, arguments=arguments, status=status, repair=outcome,
-                    raw=raw, start=rc.start, end=rc.end, json_errors=json_errors, id=call_id,
-                    arguments_text=text)
+    return ToolCall(name=name, arguments=arguments, status=status, repair=outcome,
+                    raw=block[start - block_start:end - block_start], start=start, end=end,
+                    json_errors=json_errors, id=call_id, arguments_text=text)
 
 
 def _json_body(text: str) -> tuple[dict[str, Any], RepairOutcome | None]:

@@ -55,50 +55,39 @@ class BlockRejected(Exception):
         self.reason = reason
 
 
+# A block's calls live until its wrapper closes (SPEC G4). They are plain tuples of
+# strings, numbers and such tuples, not records: the cyclic collector stops tracking
+# such a tuple at its first collection, so a block holds no tracked object per call.
+# As records, a wrapper of thousands of calls kept tens of thousands of tracked objects
+# alive across chunks; each promotion counted toward the collector's full collections,
+# which walk the whole process's heap (docs/performance.md, "Growth").
+
+RawParam = tuple[str, str, "bool | None", bool]
+"""A parameter as written, before typing: its name, its value text, its `string`
+attribute (True, False, or None when absent or neither) and whether the value was
+written as exactly one CDATA section; as `type_arguments` takes it."""
+
+RawCall = tuple[str, tuple[RawParam, ...], "str | None", int, int]
+"""A call as written: its name, its parameters, its JSON arguments text as written
+(surrounding whitespace aside; like OpenAI's `function.arguments`, SPEC 3.1; None for
+parameters), and its start and end offsets."""
+
+
+def _is_param(value: Any) -> bool:
+    """A child that `param` built: the one tuple of four a rule's children can hold."""
+    return type(value) is tuple and len(value) == 4
+
+
+def _is_call(value: Any) -> bool:
+    """A child that `invoke` built: the one tuple of five a rule's children can hold."""
+    return type(value) is tuple and len(value) == 5
+
+
 # The records below are plain classes with `__slots__`, not frozen dataclasses: one is
-# made per argument, call, section or named piece, and a frozen dataclass's `__init__`
-# sets each field through `object.__setattr__` in interpreted code (compiled: 860 ns an
-# instance against 100 for a plain class). Their fields are `Final`: mypy keeps them
-# read-only, as `frozen` did.
-
-class RawParam:
-    """A parameter as written: its name and value text, before typing."""
-
-    __slots__ = ("name", "text", "string_attr", "cdata_only")
-
-    def __init__(self, name: str, text: str, string_attr: bool | None,
-                 cdata_only: bool) -> None:
-        self.name: Final = name
-        self.text: Final = text
-        self.string_attr: Final = string_attr
-        """The `string` attribute: True, False, or None when absent (or not true/false)."""
-        self.cdata_only: Final = cdata_only
-        """The value was written as exactly one CDATA section."""
-
-    def __repr__(self) -> str:
-        return (f"RawParam({self.name!r}, {self.text!r}, {self.string_attr!r}, "
-                f"{self.cdata_only!r})")
-
-
-class RawCall:
-    """A call as written: name, parameters (or a JSON arguments text), its offsets."""
-
-    __slots__ = ("name", "params", "json_text", "start", "end")
-
-    def __init__(self, name: str, params: tuple[RawParam, ...], json_text: str | None,
-                 start: int, end: int) -> None:
-        self.name: Final = name
-        self.params: Final = params
-        self.json_text: Final = json_text
-        """A JSON arguments text as written (surrounding whitespace aside), like
-        OpenAI's `function.arguments` (SPEC 3.1); None for parameters."""
-        self.start: Final = start
-        self.end: Final = end
-
-    def __repr__(self) -> str:
-        return (f"RawCall({self.name!r}, {self.params!r}, {self.json_text!r}, "
-                f"{self.start}, {self.end})")
-
+# made per section or named piece, and a frozen dataclass's `__init__` sets each field
+# through `object.__setattr__` in interpreted code (compiled: 860 ns an instance against
+# 100 for a plain class). Their fields are `Final`: mypy keeps them read-only, as
+# `frozen` did.
 
 class _Json:
     __slots__ = ("text",)
@@ -192,7 +181,7 @@ class Builders:
     # ---- rules -----------------------------------------------------------------------
 
     def block(self, children: list[Any]) -> tuple[RawCall, ...]:
-        return tuple(child for child in _flat(children) if isinstance(child, RawCall))
+        return tuple(child for child in _flat(children) if _is_call(child))
 
     def orphan_block(self, children: list[Any]) -> tuple[RawCall, ...]:
         return self.block(children)
@@ -207,8 +196,8 @@ class Builders:
             return _json_call(body.text, start, end)
         if not name:
             raise BlockRejected("invalid_name", "a call has no name")
-        params = tuple(child for child in children if isinstance(child, RawParam))
-        return RawCall(name, params, body.text if body is not None else None, start, end)
+        params = tuple(child for child in children if _is_param(child))
+        return (name, params, body.text if body is not None else None, start, end)
 
     def param(self, children: list[Any]) -> RawParam:
         # The common shapes: [open tag, [pieces...], close tag], [open, close], [empty tag].
@@ -217,7 +206,7 @@ class Builders:
             key, string_attr = self._tag_head(children[0])
             if key and type(children[2]) is Tag:
                 text, cdata_only = value_text(children[1], self.value_edges)
-                return RawParam(key, text, string_attr, cdata_only)
+                return (key, text, string_attr, cdata_only)
         key, string_attr = self._param_head(children)
         pieces: Any = ()
         for child in children:
@@ -230,7 +219,7 @@ class Builders:
         if not key:
             raise BlockRejected("invalid_name", "an argument has no name")
         text, cdata_only = value_text(pieces, self.value_edges)
-        return RawParam(key, text, string_attr, cdata_only)
+        return (key, text, string_attr, cdata_only)
 
     def param_head(self, opened: list[Any]) -> tuple[str, bool | None] | None:
         """For a parameter still being written (`opened`: what the parser holds of it
@@ -348,4 +337,4 @@ def _json_call(text: str, start: int, end: int) -> RawCall:
         text_args: str | None = arguments
     else:
         text_args = dumps_strict(arguments)
-    return RawCall(name.strip(), (), text_args if text_args is not None else "", start, end)
+    return (name.strip(), (), text_args if text_args is not None else "", start, end)

@@ -190,7 +190,7 @@ class CallProgress:
         call = self.current
         if call is None:  # an invoke with no first token seen (never: it starts one)
             call = Call(None)
-        call.name = call.name or raw.name
+        call.name = call.name or raw[0]
         call.done = True
         call.param = None
         self.current = None
@@ -204,7 +204,8 @@ class CallProgress:
             return
         streaming = call.param
         call.param = None
-        if param.name in call.keys:
+        name = param[0]
+        if name in call.keys:
             call.broken = True  # a repeated name: the final value is a list
             return
         member = ("," if call.keys else "{") + _member(param, self.guess)
@@ -212,7 +213,7 @@ class CallProgress:
         if not member.startswith(sent):
             call.broken = True
             return
-        call.keys.add(param.name)
+        call.keys.add(name)
         self._send(call, member[len(sent):])
 
     # ---- streaming ---------------------------------------------------------------------
@@ -398,7 +399,6 @@ def _tell(builder: Callable[[list[Any]], Any], hook: Callable[[Any], None]
 
 def _member(param: RawParam, guess: bool) -> str:
     """`"key":value`, as the call's arguments JSON will hold it."""
-    arguments, _ = type_arguments([(param.name, param.text, param.string_attr,
-                                    param.cdata_only)], None, guess=guess)
+    arguments, _ = type_arguments([param], None, guess=guess)
     return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"),
                       allow_nan=False)[1:-1]

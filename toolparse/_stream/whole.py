@@ -3,21 +3,16 @@
 The events are exactly those of one `StreamParser` fed the text in one chunk and
 closed, with adjacent text of the same kind joined.
 
-`parse()` pauses Python's cyclic garbage collector while it runs. What the engine
-allocates is freed by reference counting (it makes no reference cycles), so there is
-nothing of its for the collector to free; but every call it returns is an object the
-collector tracks, and on a text of many calls its full collections walked them all
-again and again: 30-50 % more time a character at 4 MB than at 100 KB on the
-benchmark's wrappers of tiny invokes (docs/performance.md, "Growth"). The caller's
-setting is restored on return, exception or not.
+`parse()` runs with Python's cyclic garbage collector paused (`toolparse._collector`):
+the calls of a long text are made in one burst.
 """
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 
 from toolparse._calls import RepairOption, ToolDefinitions
+from toolparse._collector import collector_paused
 from toolparse._dialect import Dialect
 from toolparse._errors import ChunkTypeError
 from toolparse._events import Event, ParseResult, Text
@@ -27,6 +22,7 @@ from toolparse._stream.parser import DEFAULT_MAX_CAPTURE, StreamParser
 __all__ = ["parse"]
 
 
+@collector_paused
 def parse(text: str, dialect: str | Dialect = "deepseek", *,
           max_capture: int = DEFAULT_MAX_CAPTURE, tools: ToolDefinitions | None = None,
           model: str | None = None, repair: RepairOption | None = None,
@@ -61,21 +57,8 @@ def parse(text: str, dialect: str | Dialect = "deepseek", *,
     """
     if not isinstance(text, str):
         raise ChunkTypeError(f"parse() takes a str, not {type(text).__name__}")
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        return _parse(text, StreamParser(dialect, max_capture=max_capture, tools=tools,
-                                         model=model, repair=repair,
-                                         id_factory=id_factory))
-    finally:
-        if paused:
-            gc.enable()
-
-
-def _parse(text: str, parser: StreamParser) -> ParseResult:
-    """The events of `parser` fed `text` in one chunk and closed, adjacent text of one
-    kind joined."""
+    parser = StreamParser(dialect, max_capture=max_capture, tools=tools, model=model,
+                          repair=repair, id_factory=id_factory)
     events = parser.feed(text) + parser.close()
     merged: list[Event] = []
     for event in events:
