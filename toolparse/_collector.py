@@ -5,7 +5,7 @@ long text, or the calls of a wrapper of thousands of invokes), they outlive the 
 collections that run meanwhile and are promoted; enough promotions start a full
 collection, which walks every tracked object of the process, the caller's included.
 On the benchmark's wrappers of tiny invokes that made the time a character at 4 MB
-30-50 % longer than at 100 KB (docs/performance.md, "Growth").
+30-50 % longer than at 100 KB (docs/performance.md, "Growth and the collector").
 
 With the collector paused for the burst, the calls are young when it ends: the next
 young collection finds those the caller still holds, and the ones it has dropped by

@@ -60,7 +60,8 @@ class BlockRejected(Exception):
 # such a tuple at its first collection, so a block holds no tracked object per call.
 # As records, a wrapper of thousands of calls kept tens of thousands of tracked objects
 # alive across chunks; each promotion counted toward the collector's full collections,
-# which walk the whole process's heap (docs/performance.md, "Growth").
+# which walk the whole process's heap (docs/performance.md, "Growth and the
+# collector").
 
 RawParam = tuple[str, str, "bool | None", bool]
 """A parameter as written, before typing: its name, its value text, its `string`
