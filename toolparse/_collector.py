@@ -10,8 +10,8 @@ On the benchmark's wrappers of tiny invokes that made the time a character at 4 
 With the collector paused for the burst, the calls are young when it ends: the next
 young collection finds those the caller still holds, and the ones it has dropped by
 then were freed by reference counting. Pausing frees nothing late, because the engine
-makes no reference cycles (tests/test_api.py checks that over the corpus and the
-workloads). A paused section is bounded by its input (one text, one block).
+makes no reference cycles (tests/test_collector.py checks that over the corpus and
+the workloads). A paused section is bounded by its input (one text, one block).
 
 The caller's setting is restored on return, exception or not. The setting is the
 process's: a thread that switches the collector off while another is inside a paused

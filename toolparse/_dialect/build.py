@@ -57,7 +57,8 @@ class BlockRejected(Exception):
 
 # A block's calls live until its wrapper closes (SPEC G4). They are plain tuples of
 # strings, numbers and such tuples, not records: the cyclic collector stops tracking
-# such a tuple at its first collection, so a block holds no tracked object per call.
+# such a tuple once a collection finds its items untracked (one level of nesting a
+# collection at worst), so a block holds no tracked object per call.
 # As records, a wrapper of thousands of calls kept tens of thousands of tracked objects
 # alive across chunks; each promotion counted toward the collector's full collections,
 # which walk the whole process's heap (docs/performance.md, "Growth and the
@@ -75,13 +76,15 @@ parameters), and its start and end offsets."""
 
 
 def _is_param(value: Any) -> bool:
-    """A child that `param` built: the one tuple of four a rule's children can hold."""
-    return type(value) is tuple and len(value) == 4
+    """A child that `param` built: the one tuple of four, led by a name, that a rule's
+    children can hold."""
+    return type(value) is tuple and len(value) == 4 and type(value[0]) is str
 
 
 def _is_call(value: Any) -> bool:
-    """A child that `invoke` built: the one tuple of five a rule's children can hold."""
-    return type(value) is tuple and len(value) == 5
+    """A child that `invoke` built: the one tuple of five, led by a name, that a rule's
+    children can hold (a block's tuple of calls is led by a call)."""
+    return type(value) is tuple and len(value) == 5 and type(value[0]) is str
 
 
 # The records below are plain classes with `__slots__`, not frozen dataclasses: one is

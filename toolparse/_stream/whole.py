@@ -29,6 +29,9 @@ def parse(text: str, dialect: str | Dialect = "deepseek", *,
           id_factory: Callable[[], str] | None = None) -> ParseResult:
     """Parse a whole text at once: the same events as streaming it (SPEC G2).
 
+    Python's cyclic garbage collector is paused while it runs (the engine makes no
+    reference cycles) and restored on return; docs/semantics.md, "Bounds".
+
     Args:
         text: The whole answer.
         dialect: A bundled dialect's name (or `"auto"`) or a `Dialect`.
