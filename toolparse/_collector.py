@@ -38,8 +38,8 @@ def collector_paused(function: Callable[_P, _R]) -> Callable[_P, _R]:
     def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         if not gc.isenabled():
             return function(*args, **kwargs)
-        gc.disable()
-        try:
+        try:  # (disabled inside: an interrupt between the two cannot leave it off)
+            gc.disable()
             return function(*args, **kwargs)
         finally:
             gc.enable()
