@@ -8,10 +8,13 @@ one CDATA section). JSON here is strict: no NaN or Infinity, no duplicate keys.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolparse._json import NOT_JSON, json_depth_exceeds, strict_json
 from toolparse._calls.patterns import pattern_search
+
+if TYPE_CHECKING:
+    from toolparse._dialect.build import RawParam
 
 __all__ = [
     "type_value", "type_by_schema", "type_arguments", "too_deep_names",
@@ -255,7 +258,7 @@ def item_schema(array_schema: Any, index: int, root: Any = None) -> Any:
     return items if isinstance(items, (dict, bool)) else None
 
 
-def type_arguments(params: Sequence[tuple[str, str, bool | None, bool]],
+def type_arguments(params: Sequence[RawParam],
                    parameters_schema: Any, *, guess: bool = True
                    ) -> tuple[dict[str, Any], tuple[str, ...]]:
     """Type a call's XML parameters, in document order; returns (arguments, json_errors).
@@ -300,7 +303,7 @@ def type_arguments(params: Sequence[tuple[str, str, bool | None, bool]],
     return arguments, tuple(flagged)
 
 
-def _guessed(params: Sequence[tuple[str, str, bool | None, bool]]
+def _guessed(params: Sequence[RawParam]
              ) -> tuple[dict[str, Any], tuple[str, ...]]:
     """`type_arguments` without a schema (the common call): SPEC 3's typing of each
     value, in order; a repeated name's values in a list, in order."""
@@ -320,7 +323,7 @@ def _guessed(params: Sequence[tuple[str, str, bool | None, bool]]
     return arguments, tuple(flagged)
 
 
-def too_deep_names(params: Sequence[tuple[str, str, bool | None, bool]],
+def too_deep_names(params: Sequence[RawParam],
                    parameters_schema: Any) -> tuple[str, ...]:
     """The parameters whose text is JSON nested deeper than strict JSON reads
     (`MAX_JSON_DEPTH`) where the schema wants a JSON value, not a string: typing kept

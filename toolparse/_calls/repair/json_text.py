@@ -7,7 +7,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolparse._json import NOT_JSON, DuplicateKey, TooDeep, loads_strict, strict_json
 from toolparse._calls.repair.base import (
@@ -15,6 +15,9 @@ from toolparse._calls.repair.base import (
     member_pointer, too_deep,
 )
 from toolparse._calls.values import too_deep_names, type_arguments
+
+if TYPE_CHECKING:
+    from toolparse._dialect.build import RawParam
 
 # --- Rule 1: strict parse ---------------------------------------------------------------
 
@@ -88,7 +91,7 @@ def decode_glm_pairs(text: str, call: Call) -> dict[str, Any] | None:
         raise Reject("grammar_leak", (("", "grammar_leak",
                                         "the arguments are GLM key/value pairs, not JSON"),))
     pos, end = len(text) - len(stripped), len(text)
-    pairs: list[tuple[str, str, bool | None, bool]] = []
+    pairs: list[RawParam] = []
     seen: set[str] = set()
     pair = _glm_pair()
     while pos < end:
