@@ -22,6 +22,7 @@ __all__ = [
     "ParserCopyError",
     "ChunkFormatError",
     "TrackerStateError",
+    "IllegalMove",
 ]
 
 
@@ -88,6 +89,13 @@ class ChunkFormatError(ToolparseError, ValueError):
     """`toolparse.openai` was given something that is not a chat completion or chunk:
     neither a mapping nor an openai SDK object, or a field of the wrong type
     (`choices` not a list, `delta.content` not a string). The message names the field."""
+
+
+class IllegalMove(ToolparseError, RuntimeError):
+    """The stream engine tried a move its mode table does not allow: a bug in the engine,
+    not bad input; please report it (raised by `toolparse._stream.modes`, defined here
+    so that the compiled build's mode table need not define an exception with two
+    bases)."""
 
 
 class TrackerStateError(ToolparseError, RuntimeError):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 from typing import Final
 
-from toolparse._errors import ToolparseError
+from toolparse._errors import IllegalMove
 
 __all__ = ["IllegalMove", "Mode", "Move", "TRANSITIONS", "next_mode"]
 
@@ -62,10 +62,6 @@ TRANSITIONS: Final[dict[tuple[Mode, Move], Mode]] = {
     (Mode.SCAN, Move.CLOSE): Mode.CLOSED,
 }
 """(mode, move) -> the mode after it."""
-
-
-class IllegalMove(ToolparseError, RuntimeError):
-    """The engine tried a move its mode table does not allow (a bug: please report it)."""
 
 
 def next_mode(mode: Mode, move: Move) -> Mode:
