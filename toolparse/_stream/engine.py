@@ -81,7 +81,7 @@ from toolparse._stream.contest import Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
 from toolparse._stream.output import PLAIN_EVENTS, Output, PendingBlock, plain_text
 from toolparse._stream.progress import Call, CallProgress
-from toolparse._stream.scan import Opener, scan
+from toolparse._stream.scan import Opener, Scanner, scan
 from toolparse._stream.skip import ENDED, OPEN, FailedSpan, log_failure
 from toolparse._stream import undecided as undecided_mode
 from toolparse._stream.undecided import Undecided
@@ -114,7 +114,7 @@ class Engine:
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
-        "_run_parts", "_incremental", "_starts", "_contest", "_streaming", "_take",
+        "_run_parts", "_incremental", "_starts", "_scanner", "_contest", "_streaming", "_take",
         "_kept", "_gates", "_gate", "_room", "_closers", "_may_begin", "_closer_char", "_lt_piece",
         "_lt_room",
     )
@@ -128,6 +128,7 @@ class Engine:
         """The grammar of the block in hand (under `auto`, the one chosen for it)."""
         self._starts = self._dialect._starts
         """What SCAN searches for: every grammar's block starts."""
+        self._scanner = Scanner(self._starts)
         self._contest: Contest | None = None
         """In CHOOSING mode: the grammars reading a block-start tag they all open."""
         self._policy = policy
@@ -400,7 +401,7 @@ class Engine:
                         return []
                     self._progress(capture)
                     return self._take()
-            elif self._quiet() and self._starts.start_search.search(chunk) is None:
+            elif self._quiet() and self._scanner.start_search(chunk, 0) is None:
                 # No block start can begin anywhere in the chunk (`a < b`, `<div>`, a
                 # `<` no opener's second character follows): all of it is plain text.
                 return self._plain_text(chunk)
@@ -445,7 +446,7 @@ class Engine:
         """SCAN, nothing held, and the tag arriving in the tail died with `chunk`: the
         events, when that is all that needs deciding; else None (the mode loop)."""
         text = self._tail + chunk
-        first = self._starts.start_search.search(text, 1)
+        first = self._scanner.start_search(text, 1)
         if first is None:
             # It was no tag after all (`<div`, `a < b`), and nothing else in the text
             # can start one: all of it is plain text, at once.
@@ -603,7 +604,7 @@ class Engine:
                     return replay
                 pos, waiting = end, False
             else:
-                pos, waiting, opener = scan(self._starts, self._output, self._arriving,
+                pos, waiting, opener = scan(self._scanner, self._output, self._arriving,
                                             text, pos, base, final)
                 if opener is not None:
                     pos = self._open(opener, text, base)

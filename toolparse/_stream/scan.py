@@ -17,6 +17,8 @@ probed once by an automaton over at most `MAX_ATOM` characters.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from re import Match
 from typing import NamedTuple
 
 from toolparse._dialect.openers import BlockStarts
@@ -25,7 +27,23 @@ from toolparse._markdown import Context
 from toolparse._stream.arriving import Arriving
 from toolparse._stream.output import Output
 
-__all__ = ["Opener", "scan"]
+__all__ = ["Opener", "Scanner", "scan"]
+
+
+class Scanner:
+    """What SCAN reads of the block starts, taken once per parser: in the compiled
+    build the attributes of a `BlockStarts` (an interpreted class with cached
+    properties) cost a dictionary lookup each, and SCAN reads them at every run."""
+
+    __slots__ = ("starts", "lexer", "find", "start_search", "start_finditer")
+
+    def __init__(self, starts: BlockStarts) -> None:
+        self.starts = starts
+        self.lexer = starts.lexer
+        self.find: Callable[[str, int], Match[str] | None] = starts.search.search
+        self.start_search: Callable[[str, int], Match[str] | None] = starts.start_search.search
+        self.start_finditer: Callable[[str, int, int], Iterator[Match[str]]] = (
+            starts.start_search.finditer)
 
 
 class Opener(NamedTuple):
@@ -38,7 +56,7 @@ class Opener(NamedTuple):
     """The Markdown ticket (-1 when the tag is outside code for certain)."""
 
 
-def scan(starts: BlockStarts, output: Output, arriving: Arriving, text: str, pos: int, base: int,
+def scan(scanner: Scanner, output: Output, arriving: Arriving, text: str, pos: int, base: int,
          final: bool) -> tuple[int, bool, Opener | None]:
     """SCAN text[pos:] (text[0] is at stream offset `base`), giving out plain text.
 
@@ -47,8 +65,8 @@ def scan(starts: BlockStarts, output: Output, arriving: Arriving, text: str, pos
     outside code starts a block at the position.
     """
     end = len(text)
-    openers = starts.lexer
-    find = starts.search.search
+    openers = scanner.lexer
+    find = scanner.find
     while pos < end:
         # The next complete block-start tag, found at C speed (runs of `<` included).
         m = find(text, pos)
@@ -58,9 +76,10 @@ def scan(starts: BlockStarts, output: Output, arriving: Arriving, text: str, pos
         if not final:
             # Before it, only the last MAX_ATOM characters can hold a tag that is
             # still arriving (`<tool_` at the end of the chunk).
-            hold, state = _arriving_opener(starts, text, max(pos, end - MAX_ATOM + 1),
+            hold, state = _arriving_opener(scanner, text, max(pos, end - MAX_ATOM + 1),
                                            min(at, end))
             if hold >= 0:
+                starts = scanner.starts
                 if hold > pos:
                     output.text(text[pos:hold], base + pos)
                 if starts.dfa is not None and state >= 0:
@@ -74,6 +93,7 @@ def scan(starts: BlockStarts, output: Output, arriving: Arriving, text: str, pos
             return end, False, None
         spec, token_end = next_token(openers, text, at, end, final)
         if token_end == NEED_MORE:  # a longer opener could still match here
+            starts = scanner.starts
             arriving.atom(starts.dfa, starts.probe.match, text, at)
             return at, True, None
         if spec is None:
@@ -91,14 +111,15 @@ def scan(starts: BlockStarts, output: Output, arriving: Arriving, text: str, pos
     return pos, False, None
 
 
-def _arriving_opener(starts: BlockStarts, text: str, start: int, stop: int
+def _arriving_opener(scanner: Scanner, text: str, start: int, stop: int
                      ) -> tuple[int, int]:
     """The first position in text[start:stop] where a block start could still be
     arriving (a prefix of one reaching the end of the text), or -1; and the state of
     the block starts' automaton after it (-1 without one)."""
     end = len(text)
+    starts = scanner.starts
     dfa = starts.dfa
-    for candidate in starts.start_search.finditer(text, start, stop + 1):
+    for candidate in scanner.start_finditer(text, start, stop + 1):
         at = candidate.start()
         if at >= stop:
             break
