@@ -20,7 +20,6 @@ general code would be there.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from typing import Final, NamedTuple, TYPE_CHECKING
@@ -34,6 +33,7 @@ from toolparse._markdown.state import (
     LEAF_FENCE, LEAF_HTML, LEAF_INDENTED, LEAF_NONE, LEAF_PARAGRAPH, MODE_CODE_LINE,
     MODE_INLINE, MODE_LINE_START)
 from toolparse._markdown.syntax import CODE_INDENT, syntax
+from toolparse._syntax.once import Once
 
 if TYPE_CHECKING:
     from toolparse._markdown.tracker import MarkdownTracker
@@ -62,8 +62,11 @@ class _Lines(NamedTuple):
     spaces: Callable[[str, int], re.Match[str] | None]
 
 
-@functools.cache
 def _patterns() -> _Lines:
+    return _LINES.get()
+
+
+def _build_patterns() -> _Lines:
     from toolparse._markdown.line_start import BLOCK_STARTS  # noqa: PLC0415
 
     syn = syntax()
@@ -87,6 +90,9 @@ def _patterns() -> _Lines:
                                    if can_start_definition(c)),
         spaces=syn.spaces.match,
     )
+
+
+_LINES: Final = Once(_build_patterns)
 
 
 def ready(t: MarkdownTracker) -> bool:

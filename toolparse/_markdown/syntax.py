@@ -18,6 +18,7 @@ from typing import Any, Final, NamedTuple
 from toolparse._errors import GrammarError
 from toolparse._syntax.dfa import DFA, compile_dfa, dfa_from_data, dfa_to_data
 from toolparse._syntax.files import cached_json, grammar_path, terminal_table
+from toolparse._syntax.once import Once
 from toolparse._syntax.regexp import Partial, partial_pattern
 
 __all__ = ["GRAMMAR", "Syntax", "Automata", "syntax", "automata", "wait_for_other_than",
@@ -101,8 +102,12 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-@functools.cache
 def syntax() -> Syntax:
+    """The Markdown grammar's syntax, built on first use."""
+    return _SYNTAX.get()
+
+
+def _build_syntax() -> Syntax:
     path = grammar_path(GRAMMAR)
     table = terminal_table(path)
     literals = {name: t.literal for name, t in table.items() if t.literal is not None}
@@ -139,6 +144,9 @@ def syntax() -> Syntax:
     if found.image_open[1] != found.link_open:
         raise GrammarError(f"{path}: IMAGE_OPEN must end with LINK_OPEN")
     return found
+
+
+_SYNTAX: Final = Once(_build_syntax)
 
 
 @functools.cache

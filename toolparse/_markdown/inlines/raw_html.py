@@ -20,7 +20,6 @@ whose only such characters are link brackets that cannot split the world
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Final, NamedTuple
 
@@ -31,6 +30,7 @@ from toolparse._markdown.inlines.views import push_candidate
 from toolparse._markdown import syntax as tuning
 from toolparse._markdown.syntax import INLINE_AUTOMATA, automata, syntax
 from toolparse._syntax.dfa import Union
+from toolparse._syntax.once import Once
 
 __all__ = ["Patterns", "patterns", "tag_open", "dead_after", "dead_tags_only",
            "new_candidate", "TAG_WINDOW"]
@@ -47,8 +47,11 @@ class Patterns(NamedTuple):
     not_brackets: re.Pattern[str]  # a tag stop other than a link bracket
 
 
-@functools.cache
 def patterns() -> Patterns:
+    return _PATTERNS.get()
+
+
+def _build_patterns() -> Patterns:
     syn = syntax()
     stops = (syn.backtick + syn.backslash + syn.tag_open + syn.link_open + syn.link_close
              + "\r\n")
@@ -64,10 +67,15 @@ def patterns() -> Patterns:
     )
 
 
-@functools.cache
+_PATTERNS: Final = Once(_build_patterns)
+
+
 def _union() -> Union:
     """The inline automata (raw HTML, URI and e-mail autolinks) as one, walked."""
-    return Union(automata().inline)
+    return _UNION.get()
+
+
+_UNION: Final = Once(lambda: Union(automata().inline))
 
 
 class TagCandidate(Candidate):
@@ -112,12 +120,21 @@ def new_candidate(tag_open: str) -> Candidate | None:
     return TagCandidate(union, state) if state >= 0 else None
 
 
-@functools.cache
 def dead_after(tag_open: str, ch: str) -> bool:
     """Whether `tag_open` followed by `ch` can start no raw HTML tag or autolink
     (`<<`, `< `, `<1`): decided once per character instead of at every `<`."""
-    cand = new_candidate(tag_open)
-    return cand is None or cand.step(ch) == DEAD
+    known = _DEAD_AFTER.get(tag_open)
+    if known is None:
+        known = _DEAD_AFTER[tag_open] = {}
+    dead = known.get(ch)
+    if dead is None:
+        cand = new_candidate(tag_open)
+        dead = known[ch] = cand is None or cand.step(ch) == DEAD
+    return dead
+
+
+_DEAD_AFTER: Final[dict[str, dict[str, bool]]] = {}
+"""`dead_after`'s answers: tag_open -> character -> dead."""
 
 
 def candidate_ahead(text: str, i: int, n: int, tag_open: str, stops: str) -> int:

@@ -13,9 +13,8 @@ block phase (the tracker), which calls `eol` and then decides the next line.
 
 from __future__ import annotations
 
-import functools
 import re
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from toolparse._markdown.inlines import code_span, links, raw_html
 from toolparse._markdown.inlines.state import (
@@ -23,6 +22,7 @@ from toolparse._markdown.inlines.state import (
 from toolparse._markdown.inlines.tickets import attach
 from toolparse._markdown.inlines.views import skip_candidates, step_candidates
 from toolparse._markdown.syntax import Syntax, automata, syntax
+from toolparse._syntax.once import Once
 from toolparse._syntax.regexp import second_chars
 from toolparse._errors import GrammarError
 
@@ -38,8 +38,11 @@ class Scan(NamedTuple):
     plain_class: str              # a character with no inline meaning, as a class
 
 
-@functools.cache
 def scan_patterns() -> Scan:
+    return _SCAN.get()
+
+
+def _build_scan() -> Scan:
     syn = syntax()
     inline_scan = syn.need("INLINE_SCAN")
     if not inline_scan.startswith("[") or inline_scan.startswith("[^"):
@@ -71,6 +74,9 @@ def scan_patterns() -> Scan:
     plain_lines = re.compile(text_run + "(?:\n {0,3}(?!" + block_start + ")(?=[^ \t\r\n])"
                              + text_run + ")*")
     return Scan(re.compile(search), plain_lines, plain_class)
+
+
+_SCAN: Final = Once(_build_scan)
 
 
 def quiet(s: InlineState) -> bool:
