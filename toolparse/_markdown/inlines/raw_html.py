@@ -225,9 +225,13 @@ def tag_open(s: InlineState, text: str, i: int, n: int) -> int:
         return i  # (`<<`, `< `, `<1`)
     if n - i >= tuning.LOOKAHEAD_MIN:
         if not s.cands:
-            k = _whole_tag(s, text, i, n)
+            # The automata first: most tags end, or fail, before any character with
+            # an inline meaning. Else one compiled match, for a tag whose only such
+            # characters are link brackets (`<![CDATA[...]]>`). (Both find the same
+            # end: a complete tag is never a prefix of a longer one.)
+            k = candidate_ahead(text, i, n, opener, patterns().stops)
             if k < 0:
-                k = candidate_ahead(text, i, n, opener, patterns().stops)
+                k = _whole_tag(s, text, i, n)
             if k >= 0:
                 return k
         elif candidate_ahead(text, i, n, opener, patterns().stops) >= 0:
