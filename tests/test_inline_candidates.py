@@ -118,3 +118,21 @@ def test_a_quoted_value_is_skipped_to_its_end_in_one_search() -> None:
     text = "x" * 5000 + '"' + ">"
     assert cand.skip(text, 0, len(text), _STOPS) == 5001  # the `>` completes it: not taken
     assert cand.step(">") == COMPLETE
+
+
+@given(_PREFIX, _TEXT)
+def test_the_read_ahead_and_the_whole_tag_match_end_a_tag_alike(prefix: str, rest: str) -> None:
+    """`tag_open` asks the automata first (`candidate_ahead`) and the whole-tag match
+    only when they stop at a character with an inline meaning: where both decide,
+    they must agree, since a complete tag is never a proper prefix of a longer one."""
+    text = "<" + prefix + rest
+    n = len(text)
+    ahead = raw_html.candidate_ahead(text, 1, n, "<", _STOPS)
+    whole = raw_html.patterns().inline_tag.match(text, 0, n)
+    if whole is not None and ahead >= 0:
+        assert ahead == whole.end()  # both end the same complete tag
+    if whole is not None and raw_html.patterns().tag_stops.search(text, 1, whole.end()) is None:
+        assert ahead == whole.end()  # nothing stops the read-ahead before the tag ends
+    if whole is None and ahead >= 0:
+        # The automata died at text[ahead]: nothing from the `<` is a tag.
+        assert _parts_verdicts(text[:ahead + 1])[-1] == DEAD
