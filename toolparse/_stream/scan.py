@@ -35,10 +35,14 @@ class Scanner:
     build the attributes of a `BlockStarts` (an interpreted class with cached
     properties) cost a dictionary lookup each, and SCAN reads them at every run."""
 
-    __slots__ = ("starts", "lexer", "find", "start_search", "start_finditer")
+    __slots__ = ("starts", "lexer", "find", "start_search", "start_finditer", "opener_char")
 
     def __init__(self, starts: BlockStarts) -> None:
         self.starts = starts
+        chars = "".join(sorted(starts.chars))
+        self.opener_char = chars if len(chars) == 1 else ""
+        """The one character every block starts with, or "" when they start with
+        several (`feed`'s fast path tests it with `in`)."""
         self.lexer = starts.lexer
         self.find: Callable[[str, int], Match[str] | None] = starts.search.search
         self.start_search: Callable[[str, int], Match[str] | None] = starts.start_search.search
@@ -119,6 +123,20 @@ def _arriving_opener(scanner: Scanner, text: str, start: int, stop: int
     end = len(text)
     starts = scanner.starts
     dfa = starts.dfa
+    char = scanner.opener_char
+    if dfa is not None and char:
+        # One opener character: each of its places, stepped to the end. No search to
+        # set up; a place no opener goes on from dies at the next character, which
+        # is all that is copied of it (`<<<<` costs no more than `<x`).
+        at = text.find(char, start, stop)
+        while at >= 0:
+            state = dfa.advance(dfa.initial, text[at:at + 2])
+            if state >= 0 and at + 2 < end:
+                state = dfa.advance(state, text[at + 2:end])
+            if state >= 0:
+                return at, state
+            at = text.find(char, at + 1, stop)
+        return -1, -1
     for candidate in scanner.start_finditer(text, start, stop + 1):
         at = candidate.start()
         if at >= stop:
