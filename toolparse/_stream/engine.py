@@ -114,7 +114,7 @@ class Engine:
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
-        "_run_parts", "_incremental", "_starts", "_scanner", "_contest", "_streaming", "_take",
+        "_run_parts", "_incremental", "_starts", "_scanner", "_contest", "_streaming",
         "_kept", "_gates", "_gate", "_room", "_closers", "_may_begin", "_closer_char", "_lt_piece",
         "_lt_room",
     )
@@ -136,11 +136,6 @@ class Engine:
         self._max_capture = max_capture
         self._output = Output(max_capture)
         self._md_queue = self._output.md_queue   # the same list: the fast path appends
-        # The events made certain so far. The list holds StreamEvents only when the parser
-        # was made with incremental=True; feed() keeps the narrower type the ordinary
-        # parser gives, which is what most callers match on (the incremental docstring
-        # says what else may come).
-        self._take = cast("Callable[[], list[Event]]", self._output.take)
         self._mode = Mode.SCAN
         self._tail = ""
         """Text not decided yet: a token still arriving (see `_arriving`)."""
@@ -184,11 +179,10 @@ class Engine:
         after it was kept (`_lt_room`): where a closing tag ending in the next chunk
         would begin."""
         self._lt_room = 0
-        chars = "".join(sorted(self._starts.chars))
         # The fast path tests one character with `in`; a dialect whose blocks can start
         # with several characters tests them all with one search (`start_search`, in
         # _feed).
-        self._opener_char = chars if len(chars) == 1 else ""
+        self._opener_char = self._scanner.opener_char
         self._plain = self._opener_char
         """The one character the fast path tests, while it applies (SCAN, nothing
         arriving, nothing held; `_quiet()` says the same for any dialect); else "",
@@ -566,6 +560,14 @@ class Engine:
             return []
         self._output.progress(progress.take())
         return self._take()
+
+    def _take(self) -> list[Event]:
+        """The events made certain so far. The list holds StreamEvents only when the
+        parser was made with incremental=True; feed() keeps the narrower type the
+        ordinary parser gives, which is what most callers match on (the incremental
+        docstring says what else may come). (A method, not the output's bound `take`:
+        the compiled build calls a method natively.)"""
+        return cast("list[Event]", self._output.take())
 
     def _quiet(self) -> bool:
         """SCAN, nothing arriving, nothing held: plain text can go out at once."""
