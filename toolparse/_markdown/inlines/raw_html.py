@@ -227,8 +227,9 @@ def tag_open(s: InlineState, text: str, i: int, n: int) -> int:
         if not s.cands:
             # The automata first: most tags end, or fail, before any character with
             # an inline meaning. Else one compiled match, for a tag whose only such
-            # characters are link brackets (`<![CDATA[...]]>`). (Both find the same
-            # end: a complete tag is never a prefix of a longer one.)
+            # characters are link brackets (`<![CDATA[...]]>`). (Where both would end
+            # a tag, the automata's end may be the earlier one, as CommonMark reads
+            # `<!-->-->`, and nothing between the two has an inline meaning.)
             k = candidate_ahead(text, i, n, opener, patterns().stops)
             if k < 0:
                 k = _whole_tag(s, text, i, n)
