@@ -1311,6 +1311,11 @@ SHORTCUT_CASES = [
     'a <b t="[c]"> x\ny `z\n {T}`', '[a <b t="[c]">](d `e) {T} `', '<b t="[c][d]"> `e {T} `',
     '[d]: /u\n\n<b t="[[c]][d]"> `e {T} `', '<a t="![b] [c] [[d]"> `e {T} `', '[x <a t="]">] `{T}`',
     '<![CDATA[a[b]]]> [c] `d {T} `', '<b t="[c](d `e)"> {T} `', '<b t="[c]" u="[d](e)"> `{T}`',
+    # Whole paragraph lines whose tags complete or fail before any inline character.
+    "a <T> `b\n{T}`", "x <!-->--> ` y\n{T}`", "a <b c='x'> ` d\n<e> {T} `", "Vec<u8> `a <p>\n{T}`",
+    "a <b\n`c {T}`", "a <b `c`> {T}\nd `e\n{T}`", "a <!-- b --> `c\n{T} `", "x <a`b> `\n{T}`",
+    "[a]: /u\n\nx <a> `b\n{T}`", "a [b\nc <d> `e\n{T}`](f)", "a <x@y.z> <http://u> `b\n{T}`",
+    "a <b/> <c d=e> </f> `g\n{T}` <h>", "a <? x ?> <!X y> `b\n{T}`", "a <b>`c</b> d`\n{T}",
 ]
 SHORTCUT_DOCS = (
     [doc.replace("{T}", TC) for doc in SHORTCUT_CASES]

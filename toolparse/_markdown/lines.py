@@ -9,11 +9,14 @@ spaces and paragraph text after it, an ATX heading, a fence opener). The pattern
 built from the same grammar terminals as the rules, and each shape changes the state
 through the same rule function the machine uses. The rest of a paragraph line is taken
 here when its only inline markers are single backticks (counted, not walked: they pair
-up) and `<` that can start no tag.
+up) and `<` that change nothing: one that starts no tag, or whose tag completes or fails
+before any character with an inline meaning (`<T>`, `<div class="x">`, `Vec<u8>`; read
+ahead by the automata, as the inline runner reads it).
 
 Anything else goes back to the general code: a tab before a line's content, any other
 block start, an HTML block, a line cut by the end of the text, inline text with a
-backslash, a longer backtick run, a bracket or a `<` that may start a tag. `run`
+backslash, a longer backtick run, a bracket or a `<` whose tag is still open at a
+character with an inline meaning (a backtick, a bracket, the line's end). `run`
 returns where it stopped, at a fresh line start or in quiet inline state, as the
 general code would be there.
 """
@@ -27,7 +30,7 @@ from typing import Final, NamedTuple, TYPE_CHECKING
 from toolparse._markdown.blocks import container, fence, leaf
 from toolparse._markdown.inlines import code_span, links, runner
 from toolparse._markdown.inlines.links import can_start_definition
-from toolparse._markdown.inlines.raw_html import dead_tags_only
+from toolparse._markdown.inlines.raw_html import tags_change_nothing
 from toolparse._markdown.inlines.state import DEFS_NO, DEFS_YES
 from toolparse._markdown.state import (
     LEAF_FENCE, LEAF_HTML, LEAF_INDENTED, LEAF_NONE, LEAF_PARAGRAPH, MODE_CODE_LINE,
@@ -51,7 +54,7 @@ class _Lines(NamedTuple):
     plain_line: re.Pattern[str]     # a line that starts no block (no container open)
     blank_line: re.Pattern[str]
     # What sends paragraph text to the general code: a backslash, a bracket, two
-    # backticks in a row, a `<` that may start a tag.
+    # backticks in a row, a `<` whose tag may change something.
     backslash: str
     link_open: str
     link_close: str
@@ -331,7 +334,7 @@ def _inline(t: MarkdownTracker, text: str, i: int, e: int, n: int, pat: _Lines) 
     line = text[i:e + 1] if e - i < LINE_COPY_MAX else ""
     if (not line or pat.backslash in line or pat.link_open in line
             or pat.link_close in line or pat.double_run in line
-            or (pat.tag_open in line and not dead_tags_only(line, pat.tag_open))):
+            or (pat.tag_open in line and not tags_change_nothing(line, pat.tag_open))):
         return _general(t, text, i, n)
     runs = text.count(pat.backtick, i, e)
     if runs and (runs & 1 or s.stack):  # (else they pair up among themselves)

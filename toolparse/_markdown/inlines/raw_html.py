@@ -32,7 +32,7 @@ from toolparse._markdown.syntax import INLINE_AUTOMATA, automata, syntax
 from toolparse._syntax.dfa import Union
 from toolparse._syntax.once import Once
 
-__all__ = ["Patterns", "patterns", "tag_open", "dead_after", "dead_tags_only",
+__all__ = ["Patterns", "patterns", "tag_open", "dead_after", "tags_change_nothing",
            "new_candidate", "TAG_WINDOW"]
 
 # How far ahead of a `<` one compiled match looks for a complete tag (a bound on the
@@ -203,14 +203,22 @@ def _completes_at(text: str, i: int, end: int) -> bool:
     return False
 
 
-def dead_tags_only(line: str, tag_open: str) -> bool:
-    """Whether every `tag_open` in `line` (which ends with its line ending) is followed
-    by a character that starts no raw HTML tag or autolink."""
+def tags_change_nothing(line: str, tag_open: str) -> bool:
+    """Whether no `tag_open` in `line` (which ends with its line ending), read as
+    `tag_open` below reads it with no candidate alive, changes anything: each is
+    followed by a character that starts no raw HTML tag or autolink (`<<`, `< `), or
+    its tag completes or fails before any character with an inline meaning (`<T>`,
+    `<div class="x">`, `Vec<u8>`). Either way the scan only goes on past it."""
+    stops = patterns().stops
+    end = len(line)
     j = line.find(tag_open)
     while j >= 0:
-        if not dead_after(tag_open, line[j + 1]):
-            return False
-        j = line.find(tag_open, j + 1)
+        k = j + 1
+        if not dead_after(tag_open, line[k]):
+            k = candidate_ahead(line, k, end, tag_open, stops)
+            if k < 0:
+                return False  # alive at a character with a meaning: followed, in general
+        j = line.find(tag_open, k)
     return True
 
 
