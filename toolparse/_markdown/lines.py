@@ -24,7 +24,6 @@ general code would be there.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Final, NamedTuple, TYPE_CHECKING
 
 from toolparse._markdown.blocks import container, fence, leaf
@@ -62,7 +61,6 @@ class _Lines(NamedTuple):
     tag_open: str
     backtick: str
     definition_first: frozenset[str]  # what a definition's line can start with
-    spaces: Callable[[str, int], re.Match[str] | None]
 
 
 def _patterns() -> _Lines:
@@ -91,7 +89,6 @@ def _build_patterns() -> _Lines:
         double_run=syn.backtick * 2, tag_open=syn.tag_open, backtick=syn.backtick,
         definition_first=frozenset(c for c in map(chr, range(0x80))
                                    if can_start_definition(c)),
-        spaces=syn.spaces.match,
     )
 
 
@@ -167,12 +164,11 @@ def run(t: MarkdownTracker, text: str, i: int, n: int) -> int:
         if i < 0:
             return -i - 1
         t.end_line(text, i - 1)  # (mode INLINE ends here; the rest stay LINE_START)
-    find = text.find
     pat = _patterns()
     plain_ascii = pat.plain_ascii
     blocks = t.blocks
     while i < n:
-        e = find("\n", i)
+        e = text.find("\n", i)
         if e < 0:
             return i
         kind = t.leaf
@@ -184,7 +180,7 @@ def run(t: MarkdownTracker, text: str, i: int, n: int) -> int:
             j = _inline(t, text, i, e, n, pat)
         elif not blocks and kind is LEAF_FENCE:
             # A line of a fence with no container (`_line`'s stage 1, directly).
-            q = pat.spaces(text, i).end()  # type: ignore[union-attr]
+            q = _past_spaces(text, i)
             ch = text[q]
             if ch == "\t":
                 return i
@@ -214,7 +210,7 @@ def _line(t: MarkdownTracker, text: str, i: int, e: int, pat: _Lines) -> int:
     else:
         k, pos, q = 0, i, i
         if text[i] == " ":
-            q = pat.spaces(text, i).end()  # type: ignore[union-attr]
+            q = _past_spaces(text, i)
     ch = text[q]
     if ch == "\t":
         return GENERAL  # columns: the general code counts them
@@ -253,17 +249,15 @@ def _line(t: MarkdownTracker, text: str, i: int, e: int, pat: _Lines) -> int:
 def _containers(t: MarkdownTracker, text: str, i: int) -> tuple[int, int, int] | None:
     """Stage 0: the containers the line continues (k of them); `pos` is where the last
     one's content starts, `q` the next non-space character. None: a tab."""
-    syn = syntax()
-    spaces = syn.spaces.match
-    quote_marker = syn.quote_marker
+    quote_marker = syntax().quote_marker
     blocks = t.blocks
     pos = i
     k = 0
     nb = len(blocks)
     while True:
         q = pos
-        if text[q] == " " and (run_ := spaces(text, q)) is not None:
-            q = run_.end()
+        if text[q] == " ":
+            q = _past_spaces(text, q)
         ch = text[q]
         if ch == "\t":
             return None  # columns: the general code counts them
@@ -287,6 +281,15 @@ def _containers(t: MarkdownTracker, text: str, i: int) -> tuple[int, int, int] |
         else:
             return k, pos, q
         k += 1
+
+
+def _past_spaces(text: str, i: int) -> int:
+    """The first position from i that holds no space. (Every line read here ends with
+    its "\n", so the loop stops there at the latest; a compiled loop over a few
+    characters costs less than a match and its `end()`.)"""
+    while text[i] == " ":
+        i += 1
+    return i
 
 
 def _blank(t: MarkdownTracker, k: int, all_matched: bool, e: int) -> int:
