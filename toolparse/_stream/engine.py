@@ -79,7 +79,7 @@ from toolparse._stream.arriving import DEAD, DECIDE, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.contest import Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
-from toolparse._stream.output import PLAIN_EVENTS, Output, PendingBlock, plain_text
+from toolparse._stream.output import PLAIN_EVENTS, Output, PendingBlock, missed_plain_text
 from toolparse._stream.progress import Call, CallProgress
 from toolparse._stream.scan import Opener, Scanner, scan
 from toolparse._stream.skip import ENDED, OPEN, FailedSpan, log_failure
@@ -88,7 +88,6 @@ from toolparse._stream.undecided import Undecided
 
 __all__ = ["Engine"]
 
-_plain_events_get: Final = PLAIN_EVENTS.get
 _NO_LIMIT: Final = 1 << 62
 _CLOSED: Final = Mode.CLOSED
 WINDOW: Final = 1 << 16
@@ -209,9 +208,9 @@ class Engine:
                 self._md_queue.append(chunk)
                 if self._base > self._output.md_flush_at:
                     self._output.flush_md(self._base)
-                event = _plain_events_get(chunk)
+                event = PLAIN_EVENTS.get(chunk)
                 if event is None:
-                    event = plain_text(chunk)
+                    event = missed_plain_text(chunk)
                 return [event]
             kept = self._kept
             if kept is not None:

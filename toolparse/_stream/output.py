@@ -34,7 +34,7 @@ from toolparse._events import (
 from toolparse._markdown import Context, MarkdownTracker, Resolution
 from toolparse._stream.progress import Aborted, Delta, ProgressEvent, Started
 
-__all__ = ["MD_BATCH", "Output", "make_text", "plain_text", "PLAIN_EVENTS"]
+__all__ = ["MD_BATCH", "Output", "make_text", "plain_text", "missed_plain_text", "PLAIN_EVENTS"]
 
 MD_BATCH: Final = 1 << 16
 """Plain text is handed to the Markdown tracker in batches of about this many characters."""
@@ -72,16 +72,25 @@ def plain_text(text: str) -> Text:
         return make_text(text)  # (not hashed: a long text is rarely seen twice)
     event = PLAIN_EVENTS.get(text)
     if event is None:
-        event = _OLDER.get(text)
-        if event is None:
-            event = make_text(text)
-        if len(PLAIN_EVENTS) >= PLAIN_KEPT:
-            # A new generation. (`PLAIN_EVENTS` stays the same dictionary: the engine
-            # holds its `get`.)
-            _OLDER.clear()
-            _OLDER.update(PLAIN_EVENTS)
-            PLAIN_EVENTS.clear()
-        PLAIN_EVENTS[text] = event
+        event = missed_plain_text(text)
+    return event
+
+
+def missed_plain_text(text: str) -> Text:
+    """`plain_text` of a text the caller did not find in `PLAIN_EVENTS` (`feed`'s fast
+    path looks there first, directly)."""
+    if len(text) > PLAIN_LENGTH:
+        return make_text(text)
+    event = _OLDER.get(text)
+    if event is None:
+        event = make_text(text)
+    if len(PLAIN_EVENTS) >= PLAIN_KEPT:
+        # A new generation. (`PLAIN_EVENTS` stays the same dictionary: the engine
+        # imports it.)
+        _OLDER.clear()
+        _OLDER.update(PLAIN_EVENTS)
+        PLAIN_EVENTS.clear()
+    PLAIN_EVENTS[text] = event
     return event
 
 
