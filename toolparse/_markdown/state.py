@@ -30,7 +30,8 @@ __all__ = ["Mode", "Leaf", "TRANSITIONS", "TrackerStateError", "Container", "Nee
            "MODE_LINE_START", "MODE_INLINE", "MODE_CODE_LINE", "MODE_HTML_LINE", "MODE_SPEC_FENCE", "MODE_SPEC_HTML7",
            "LEAF_NONE", "LEAF_PARAGRAPH", "LEAF_HEADING", "LEAF_FENCE", "LEAF_INDENTED", "LEAF_HTML",
            "OUTCOME_CODE", "OUTCOME_HTML", "OUTCOME_INLINE",
-           "OUTCOME_HEADING", "OUTCOME_FENCE_SPEC", "OUTCOME_HTML7_SPEC", "OUTCOME_DONE"]
+           "OUTCOME_HEADING", "OUTCOME_FENCE_SPEC", "OUTCOME_HTML7_SPEC", "OUTCOME_DONE",
+           "OUTCOME_WAIT"]
 
 
 # (Integer enums: they hash as ints, in C, which the transition table's look-ups on
@@ -68,6 +69,9 @@ class Outcome(enum.IntEnum):
     FENCE_SPEC = 4   # a possible backtick fence opener
     HTML7_SPEC = 5   # a possible HTML block of kind 7
     DONE = 6         # a decided line with nothing after (a break, a closing fence)
+    WAIT = 7         # not decided: as NeedMore, returned where a line start most often
+                     # waits (`ls_wait` set), since an exception through compiled frames
+                     # costs a traceback entry a frame (about 20,000 instructions)
 
 
 # The members as module names, for the rules to read: an attribute of an enum class
@@ -92,6 +96,7 @@ OUTCOME_HEADING: Final = Outcome.HEADING
 OUTCOME_FENCE_SPEC: Final = Outcome.FENCE_SPEC
 OUTCOME_HTML7_SPEC: Final = Outcome.HTML7_SPEC
 OUTCOME_DONE: Final = Outcome.DONE
+OUTCOME_WAIT: Final = Outcome.WAIT
 
 TRANSITIONS: Final[dict[Mode, frozenset[Mode]]] = {
     Mode.LINE_START: frozenset(Mode),

@@ -74,7 +74,8 @@ from toolparse._markdown.inlines.worlds import Worlds
 from toolparse._markdown.state import (
     ENTERS, LEAF_FENCE, LEAF_HEADING, LEAF_NONE, LEAF_PARAGRAPH, MODE_CODE_LINE,
     MODE_HTML_LINE, MODE_INLINE, MODE_LINE_START, MODE_SPEC_FENCE, MODE_SPEC_HTML7,
-    OUTCOME_FENCE_SPEC, OUTCOME_HEADING, OUTCOME_HTML7_SPEC, TRANSITIONS, Container, Leaf,
+    OUTCOME_FENCE_SPEC, OUTCOME_HEADING, OUTCOME_HTML7_SPEC, OUTCOME_WAIT, TRANSITIONS,
+    Container, Leaf,
     Mode, NeedMore, Outcome, check_move)
 from toolparse._markdown.syntax import automata, syntax
 
@@ -590,6 +591,8 @@ class MarkdownTracker:
             outcome, at = line_start.machine(self, buf)
         except NeedMore as need:
             self.ls_wait = need.wait
+            outcome = OUTCOME_WAIT
+        if outcome is OUTCOME_WAIT:  # (`ls_wait` says what could decide)
             self._drop_consumed(buf)
             return -1
         self.ls_wait = None

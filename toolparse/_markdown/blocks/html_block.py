@@ -19,8 +19,8 @@ import re
 from typing import TYPE_CHECKING
 
 from toolparse._markdown.state import (
-    LEAF_HTML, LEAF_NONE, LEAF_PARAGRAPH, MODE_HTML_LINE, MODE_INLINE, Mode, NeedMore,
-    OUTCOME_HTML, OUTCOME_HTML7_SPEC, Outcome)
+    LEAF_HTML, LEAF_NONE, LEAF_PARAGRAPH, MODE_HTML_LINE, MODE_INLINE, Mode,
+    OUTCOME_HTML, OUTCOME_HTML7_SPEC, OUTCOME_WAIT, Outcome)
 from toolparse._markdown.syntax import automata, syntax
 from toolparse._syntax.files import cached_json
 from toolparse._syntax.regexp import Partial, reach
@@ -77,18 +77,15 @@ def open_block(t: MarkdownTracker, kind: int) -> None:
 # ----------------------------------------------------------------------- start
 
 def start_kind(buf: str, i: int) -> int:
-    """The kind (1-6) of HTML block starting at buf[i], or 0. Raises NeedMore when the
-    end of `buf` could still become a start. Text that goes on past every start's
-    reach cannot, and is read the faster way (`first_line_kind`)."""
+    """The kind (1-6) of HTML block starting at buf[i], or 0; -1 when the end of `buf`
+    could still become a start. Text that goes on past every start's reach cannot, and
+    is read the faster way (`first_line_kind`)."""
     html = _syntax()
     left = len(buf) - i
     if html.start_reach is not None and left > html.start_reach:
         return first_line_kind(buf, i)
     lone = left == 1 and buf[i] == syntax().tag_open
-    kind = _lone_open() if lone else _partial_kind(html.starts, buf, i)
-    if kind < 0:
-        raise NeedMore(None)
-    return kind
+    return _lone_open() if lone else _partial_kind(html.starts, buf, i)
 
 
 def _partial_kind(starts: tuple[Partial, ...], buf: str, i: int) -> int:
@@ -114,6 +111,9 @@ def start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     if buf[i] != syntax().tag_open:
         return None
     kind = start_kind(buf, i)
+    if kind < 0:
+        t.ls_wait = None  # any character may decide
+        return OUTCOME_WAIT, i
     if kind:
         t.close_unmatched()
         open_block(t, kind)
