@@ -400,10 +400,17 @@ class Engine:
                         return []
                     self._progress(capture)
                     return self._take()
-            elif self._quiet() and self._scanner.start_search(chunk, 0) is None:
-                # No block start can begin anywhere in the chunk (`a < b`, `<div>`, a
-                # `<` no opener's second character follows): all of it is plain text.
-                return self._plain_text(chunk)
+            elif self._quiet():
+                first = self._scanner.start_search(chunk, 0)
+                if first is None:
+                    # No block start can begin anywhere in the chunk (`a < b`, `<div>`,
+                    # a `<` no opener's second character follows): all of it is plain.
+                    return self._plain_text(chunk)
+                # Only its last characters can, and only as a tag still arriving (a
+                # chunk that ends in `<`): the text before them is plain.
+                events = self._plain_before_arriving(chunk, 0, first.start())
+                if events is not None:
+                    return events
         if chunk and self._tail:
             if verdict is None:
                 verdict = self._arriving.step(self._tail, chunk, self._limit - self._base)
@@ -450,14 +457,22 @@ class Engine:
             # It was no tag after all (`<div`, `a < b`), and nothing else in the text
             # can start one: all of it is plain text, at once.
             return self._plain_text(text)
-        at = self._arriving_at_end(text, len(self._tail), first.start())
+        # No tag either, but the chunk may end in the start of one (`<` after `<`).
+        return self._plain_before_arriving(text, len(self._tail), first.start())
+
+    def _plain_before_arriving(self, text: str, chunk_at: int, first: int
+                               ) -> list[Event] | None:
+        """SCAN, nothing held: when a block start can only be arriving at the end of
+        `text` (see `_arriving_at_end`), the text before it goes out as plain text and
+        the rest waits as the tail; the events. Else None (the mode loop)."""
+        at = self._arriving_at_end(text, chunk_at, first)
         if at < 0:
             return None
-        # No tag either, but the chunk ends in the start of one (`<` after `<`): the
-        # text before it is plain.
-        self._output.text(text[:at], self._base)
+        if at:
+            self._output.text(text[:at], self._base)
         self._base += at
         self._tail = text[at:]
+        self._plain = ""  # (a tail: `feed`'s plain fast path is off)
         return self._take()
 
     def _arriving_at_end(self, text: str, chunk_at: int, first: int) -> int:
