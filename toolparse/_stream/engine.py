@@ -406,8 +406,8 @@ class Engine:
                     # No block start can begin anywhere in the chunk (`a < b`, `<div>`,
                     # a `<` no opener's second character follows): all of it is plain.
                     return self._plain_text(chunk)
-                # Only its last characters can, and only as a tag still arriving (a
-                # chunk that ends in `<`): the text before them is plain.
+                # When only its last characters can, as a tag still arriving (a chunk
+                # that ends in `<`), the text before them is plain.
                 events = self._plain_before_arriving(chunk, 0, first.start())
                 if events is not None:
                     return events

@@ -78,7 +78,7 @@ def plain_text(text: str) -> Text:
 
 def missed_plain_text(text: str) -> Text:
     """`plain_text` of a text the caller did not find in `PLAIN_EVENTS` (`feed`'s fast
-    path looks there first, directly)."""
+    path looks there first)."""
     if len(text) > PLAIN_LENGTH:
         return make_text(text)
     event = _OLDER.get(text)
@@ -86,7 +86,7 @@ def missed_plain_text(text: str) -> Text:
         event = make_text(text)
     if len(PLAIN_EVENTS) >= PLAIN_KEPT:
         # A new generation. (`PLAIN_EVENTS` stays the same dictionary: the engine
-        # imports it.)
+        # holds its `get`.)
         _OLDER.clear()
         _OLDER.update(PLAIN_EVENTS)
         PLAIN_EVENTS.clear()

@@ -32,8 +32,8 @@ __all__ = ["Opener", "Scanner", "scan"]
 
 class Scanner:
     """What SCAN reads of the block starts, taken once per parser: in the compiled
-    build the attributes of a `BlockStarts` (an interpreted class with cached
-    properties) cost a dictionary lookup each, and SCAN reads them at every run."""
+    build each attribute of a `BlockStarts` (an interpreted class with cached
+    properties) is a generic look-up, and SCAN read several at every run."""
 
     __slots__ = ("starts", "lexer", "find", "start_search", "start_finditer", "opener_char")
 

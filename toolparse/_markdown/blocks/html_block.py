@@ -113,7 +113,7 @@ def start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     kind = start_kind(buf, i)
     if kind < 0:
         t.ls_wait = None  # any character may decide
-        return OUTCOME_WAIT, i
+        return OUTCOME_WAIT, -1
     if kind:
         t.close_unmatched()
         open_block(t, kind)
