@@ -119,7 +119,7 @@ class Engine:
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
-        "_run_parts", "_incremental", "_starts", "_scanner", "_contest", "_streaming",
+        "_run_parts", "_incremental", "_scanner", "_contest", "_streaming",
         "_kept", "_gates", "_gate", "_room", "_closers", "_may_begin", "_closer_char", "_lt_piece",
         "_lt_room",
     )
@@ -131,9 +131,8 @@ class Engine:
         self._dialect = dialect
         self._grammar = self._dialect._grammars[0]
         """The grammar of the block in hand (under `auto`, the one chosen for it)."""
-        self._starts = self._dialect._starts
+        self._scanner = Scanner(self._dialect._starts)
         """What SCAN searches for: every grammar's block starts."""
-        self._scanner = Scanner(self._starts)
         self._contest: Contest | None = None
         """In CHOOSING mode: the grammars reading a block-start tag they all open."""
         self._policy = policy
@@ -480,7 +479,7 @@ class Engine:
         chunk from `chunk_at`) from the chunk's last block-start character, when no
         other position of the text can begin one (`first`: the first position after
         the tail's dead one that can); else -1. Sets the arriving state."""
-        starts = self._starts
+        starts = self._scanner.starts
         dfa = starts.dfa
         if dfa is None or not self._opener_char:
             return -1
