@@ -138,7 +138,7 @@ def test_held_output_is_released_as_soon_as_it_is_decided() -> None:
 
 def test_the_plain_text_events_kept_for_repeated_chunks_stay_bounded() -> None:
     # The engine keeps the event of a short plain text for the next chunk of the same
-    # text (every parser shares them): equal events, never more than _PLAIN_KEPT of them,
+    # text (every parser shares them): equal events, never more than PLAIN_KEPT of them,
     # none for a long chunk.
     from toolparse._stream import output as engine
 
@@ -155,20 +155,21 @@ def test_the_plain_text_events_kept_for_repeated_chunks_stay_bounded() -> None:
     assert joined(feeder.close()) == ""
 
 
-def test_a_full_plain_text_cache_keeps_the_texts_still_in_use() -> None:
-    # When the kept events reach PLAIN_KEPT a new generation starts, and a text seen in
-    # the one before is carried over: its event is the same object, not a new one. Two
-    # generations at most are kept.
+def test_a_full_plain_text_cache_starts_over_and_keeps_what_comes_next() -> None:
+    # When the kept events reach PLAIN_KEPT the cache starts over: one dictionary, never
+    # more than PLAIN_KEPT events in all, and a text seen before the start is made
+    # anew (an equal event, not the same object); a text seen since is kept again.
     from toolparse._stream import output as engine
 
     feeder = toolparse.StreamParser()
-    kept = feeder.feed("still in use ")[0]
-    for n in range(engine.PLAIN_KEPT):  # one new generation, exactly
+    before = feeder.feed("seen before ")[0]
+    for n in range(engine.PLAIN_KEPT):  # enough new texts to fill it, from any state
         feeder.feed(f"v{n} ")
-        assert len(engine.PLAIN_EVENTS) + len(engine._OLDER) <= 2 * engine.PLAIN_KEPT
-    assert "still in use " not in engine.PLAIN_EVENTS
-    again = feeder.feed("still in use ")[0]
-    assert again is kept and "still in use " in engine.PLAIN_EVENTS
+        assert len(engine.PLAIN_EVENTS) <= engine.PLAIN_KEPT
+    assert "seen before " not in engine.PLAIN_EVENTS
+    again = feeder.feed("seen before ")[0]
+    assert again == before and again is not before
+    assert feeder.feed("seen before ")[0] is again
     assert joined(feeder.close()) == ""
 
 
