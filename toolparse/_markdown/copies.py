@@ -63,7 +63,7 @@ def _copy_value(value: Any, memo: dict[int, Any]) -> Any:
     elif isinstance(value, Enum):
         return value  # (`Enum.__deepcopy__` returns the member itself)
     elif hasattr(kind, "__deepcopy__") and not isinstance(value, type):
-        twin = memo[key] = value.__deepcopy__(memo)  # (the state's own classes)
+        twin = memo[key] = value.__deepcopy__(memo)  # (the state's classes, the automata)
     else:
         return copy.deepcopy(value, memo)
     return twin
