@@ -75,8 +75,7 @@ from toolparse._markdown.state import (
     ENTERS, LEAF_FENCE, LEAF_HEADING, LEAF_NONE, LEAF_PARAGRAPH, MODE_CODE_LINE,
     MODE_HTML_LINE, MODE_INLINE, MODE_LINE_START, MODE_SPEC_FENCE, MODE_SPEC_HTML7,
     OUTCOME_FENCE_SPEC, OUTCOME_HEADING, OUTCOME_HTML7_SPEC, OUTCOME_WAIT, TRANSITIONS,
-    Container, Leaf,
-    Mode, NeedMore, Outcome, check_move)
+    Container, Leaf, Mode, NeedMore, Outcome, check_move)
 from toolparse._markdown.syntax import automata, syntax
 
 __all__ = ["Context", "MarkdownTracker", "Resolution"]
