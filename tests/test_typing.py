@@ -53,7 +53,17 @@ def typed(text: str, schema: Any, *, string_attr: bool | None = None,
     ("5", {"allOf": [{"type": ["integer", "string"]}, {"type": "integer"}]}, False, 5),
     # Both string and the decoded type allowed: keep the text (no guessing).
     ("5", {"type": ["string", "integer"]}, False, "5"),
-    ("null", {"anyOf": [{"type": "string"}, {"type": "null"}]}, False, "null"),
+    # ... except that a property that admits null decodes the exact text `null` (SPEC 6:
+    # MiniMax's template writes None so); only-strings keeps it, and so does CDATA.
+    ("null", {"anyOf": [{"type": "string"}, {"type": "null"}]}, False, None),
+    ("null", {"type": ["string", "null"]}, False, None),
+    ("null", {"oneOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]}, False, None),
+    ("null", {"type": ["string", "null"]}, True, "null"),
+    (" null", {"type": ["string", "null"]}, False, " null"),
+    ("NULL", {"type": ["string", "null"]}, False, "NULL"),
+    ("None", {"type": ["string", "null"]}, False, "None"),
+    ("null", {"type": "string"}, False, "null"),
+    ("null", {"enum": ["a", "null"]}, False, "null"),
     ('["a"]', {"type": ["array", "string"]}, False, '["a"]'),
     # Not a value of an allowed type: SPEC 3 decides, validation reports the mismatch.
     ("abc", {"type": "integer"}, False, "abc"),

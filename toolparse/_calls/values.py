@@ -183,7 +183,9 @@ def type_by_schema(text: str, *, string_attr: bool | None, cdata_only: bool, sch
       flagged (`json_error`). When the JSON value is of a type the property does not
       admit but the property admits strings, the text.
     - No attribute, from CDATA or not: a property that admits strings keeps the text
-      (also when it admits the decoded type too: no guessing). Otherwise the text is
+      (also when it admits the decoded type too: no guessing), except that one that
+      admits null too reads the exact text `null` (not from CDATA) as null. Otherwise
+      the text is
       decoded when it is exactly a JSON value of an admitted type; anything else falls
       back to SPEC 3, and validation reports the mismatch.
 
@@ -204,7 +206,10 @@ def type_by_schema(text: str, *, string_attr: bool | None, cdata_only: bool, sch
             return text, False
         return value, False
     if "string" in types:
-        return text, False
+        # A property that admits null as well decodes the exact text `null` (MiniMax's
+        # template writes None so); one that admits only strings keeps it (SPEC 6).
+        written_null = text == "null" and not cdata_only and "null" in types
+        return (None if written_null else text), False
     value = strict_json(text)
     if value is not NOT_JSON and not isinstance(value, str) and admits(types, value):
         return value, False
