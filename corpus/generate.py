@@ -1655,6 +1655,21 @@ def glm45() -> None:
     case(g, "no-arguments", "A call with no arguments, in both layouts",
          glm_block("list_files", {}), "\n", glm_block("list_files", {}, one_line=True), "\n",
          dialect=d)
+    case(g, "value-as-written", "A value is exactly the text between <arg_value> and "
+         "</arg_value>: the indentation and spaces of code sent to an edit tool stay (SPEC 5.2)",
+         glm_block("edit_file", {"old": "    return x  ", "new": "\n        return y\n"}), "\n",
+         dialect=d)
+    edit = {"type": "function", "function": {"name": "edit_file", "parameters": {
+        "type": "object", "properties": {"path": {"type": "string"},
+                                         "note": {"type": ["string", "null"]},
+                                         "title": {"anyOf": [{"type": "string"},
+                                                             {"type": "null"}]},
+                                         "tag": {"type": "string"}}}}}
+    case(g, "null-for-nullable", "With tools, the exact text null is null for a property that "
+         "admits null, and stays the string for one that admits only strings (SPEC 6)",
+         glm_block("edit_file", {"path": "a.py", "note": ("null", None), "title": ("null", None),
+                                 "tag": "null"}), "\n",
+         dialect=d, tools=[edit], status={0: "valid"})
 
 
 def hermes() -> None:
@@ -1752,11 +1767,13 @@ def dialect_blocks(dialect: str, calls: Sequence[Call], nl: str = "\n") -> list[
         blocks = [kimi_calls(*((n, json.dumps(a, ensure_ascii=False), a) for n, a in named))]
     else:
         # typing=schema: each value is its text; with value_edges=trim a multi-line value
-        # sits on lines of its own (the layout's newlines go, the value's stay).
+        # sits on lines of its own (the layout's newlines go, the value's stay); GLM's
+        # template writes every value bare (value_edges=none), and Qwen's newlines are
+        # the template's own (qwen_block).
         def arg(value: Any) -> tuple[str, str]:
             # Written with LF (the whole block turns CRLF below); meant as it then reads.
             text_ = _as_text(value)
-            edges = "\n" in text_ and dialect != "qwen3_coder"
+            edges = "\n" in text_ and dialect not in ("qwen3_coder", "glm45")
             return ("\n" + text_ + "\n" if edges else text_), text_.replace("\n", nl)
         args = [(n, {k: arg(v) for k, v in a.items()}) for n, a in named]
         if dialect == "qwen3_coder":

@@ -171,3 +171,52 @@ def winner(*readers: Reader) -> int | None:
 ])
 def test_the_choice_depends_on_offsets_alone(readers: list[Reader], expected: int | None) -> None:
     assert winner(*readers) == expected
+
+
+# A call from `auto` is always one that a single dialect reads from the same block (issue
+# 47, item 8): the contest chooses among the grammars, and never makes a call of its own.
+SHARED_TAGS = [
+    "<tool_call>", "</tool_call>", "\n", " ", "{", "}", '"', '"name": "f"', ", ",
+    '"arguments": {"a": "', '"}}', "<function=f>", "</function>", "<parameter=a>",
+    "</parameter>", "f", "<arg_key>a</arg_key>", "<arg_value>", "</arg_value>", "x",
+    "<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>", "<|tool_call_end|>",
+    "<|tool_calls_section_end|>", "<minimax:tool_call>", '<invoke name="f">', "</invoke>",
+    '<parameter name="a">', "<function_calls>", "</function_calls>",
+]
+
+
+def _alone(raw: str) -> list[list[tuple[str, str]]]:
+    return [own_calls(raw, dialect) for dialect in toolparse.dialects()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(SHARED_TAGS + FRAGMENTS), max_size=24).map("".join))
+def test_auto_makes_no_call_that_no_dialect_reads_alone_from_its_block(text: str) -> None:
+    for event in toolparse.parse(text, "auto").events:
+        if isinstance(event, ToolCallBlock):
+            calls = [(call.name, call.arguments_json) for call in event.calls]
+            assert calls in _alone(event.raw), event.raw
+
+
+@pytest.mark.parametrize("dialect", ["auto", "glm45"])
+@pytest.mark.parametrize("text", [
+    # The issue's case: a Hermes body cut by a quoted </tool_call>; what follows the
+    # next <tool_call> is the tail of the JSON, not a GLM name.
+    '<tool_call>\n{"name": "f", "arguments": {"a": "</tool_call><tool_call>"}}\n</tool_call>',
+    '<tool_call>"}}</tool_call>', "<tool_call>f(x)</tool_call>", "<tool_call>a=b</tool_call>",
+    "<tool_call>[1]\n</tool_call>", "<tool_call>`ls`</tool_call>",
+])
+def test_a_glm_name_is_a_name(text: str, dialect: str) -> None:
+    # SPEC 5: the name rule decides what a name is; punctuation that no function name
+    # holds is no name, so no call starts (the block fails as a prose mention).
+    result = toolparse.parse(text, dialect)
+    assert not result.calls
+    assert result.failures
+
+
+def test_a_glm_name_may_hold_what_tool_names_hold() -> None:
+    text = ("<tool_call>读取.v2:mcp/files-read_x<arg_key>a</arg_key><arg_value>1</arg_value>"
+            "</tool_call>")
+    for dialect in ("glm45", "auto"):
+        (call,) = toolparse.parse(text, dialect).calls
+        assert call.name == "读取.v2:mcp/files-read_x"

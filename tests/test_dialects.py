@@ -212,7 +212,15 @@ def test_glm_a_value_runs_to_its_close_tags_inside_are_text(check_chunkings) -> 
     text = ("<tool_call>write<arg_key>body</arg_key><arg_value>\n<arg_key>x</arg_key> & <b>\n"
             "</arg_value></tool_call>")
     assert check_chunkings(text, dialect=GLM) == [
-        ("block", text, [("write", {"body": "<arg_key>x</arg_key> & <b>"})])]
+        ("block", text, [("write", {"body": "\n<arg_key>x</arg_key> & <b>\n"})])]
+
+
+def test_glm_a_value_is_exactly_the_text_between_its_tags(check_chunkings) -> None:
+    # SPEC 5.2: GLM's template writes the value as it is; nothing is trimmed.
+    text = ("<tool_call>edit<arg_key>old</arg_key><arg_value>    if x:  </arg_value>"
+            "<arg_key>new</arg_key><arg_value>\n\tpass\r\n  </arg_value></tool_call>")
+    assert check_chunkings(text, dialect=GLM) == [
+        ("block", text, [("edit", {"old": "    if x:  ", "new": "\n\tpass\r\n  "})])]
 
 
 def test_glm_an_empty_key_fails_the_call() -> None:

@@ -127,7 +127,7 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
           "<arg_value>[1, 2]</arg_value></tool_call>", [("get", {"a": "x < y", "b": "[1, 2]"})]),
          ("<tool_call>list_files</tool_call>", [("list_files", {})]),
          ("<tool_call>\nw\n<arg_key>c</arg_key>\n<arg_value>\n  code `x`\n  y\n</arg_value>\n</tool_call>",
-          [("w", {"c": "  code `x`\n  y"})])),
+          [("w", {"c": "\n  code `x`\n  y\n"})])),
         ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>",
          "<tool_", "<arg_", "name", "f "),
         ("<tool_call>a\n<arg_key>p</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
