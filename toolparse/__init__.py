@@ -58,6 +58,10 @@ from toolparse._events import (
 )
 from toolparse._stream import DEFAULT_MAX_CAPTURE, StreamParser, parse
 
+# The events' reprs and notebook views: `_display` registers them with `_events` (which,
+# at the bottom of the house, imports nothing above it).
+from toolparse import _display as _display  # noqa: E402,F401
+
 __all__ = [
     "ArgumentsDelta",
     "BlockFailure",

@@ -30,7 +30,8 @@ import bisect
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
-from toolparse._events import BlockFailure, Event, ParseResult, Text, ToolCall, ToolCallBlock
+from toolparse._events import (
+    BlockFailure, Event, ParseResult, Text, ToolCall, ToolCallBlock, register_views)
 from toolparse._explain import CodeMention, code_mentions
 
 __all__ = [
@@ -502,3 +503,8 @@ def _short(value: Any) -> str:
         return text
     keep = (REPR_CHARS - 1) // 2
     return f"{text[:keep]}…{text[-keep:]}"
+
+
+register_views(text_html=text_html, call_repr=call_repr, call_html=call_html,
+               block_repr=block_repr, block_html=block_html, result_repr=result_repr,
+               result_html=result_html)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolparse._errors import RejectedCallError
@@ -24,11 +25,28 @@ if TYPE_CHECKING:
 
 __all__ = ["ArgumentsDelta", "BlockFailure", "CallStarted", "CallStatus", "CallsAborted",
            "Event", "IncrementalEvent", "ParseResult", "StreamEvent", "Text", "ToolCall",
-           "ToolCallBlock", "new_call_id"]
+           "ToolCallBlock", "new_call_id", "register_views"]
 
 CallStatus = Literal["unchecked", "valid", "repaired", "rejected"]
 
 ACCEPTED_STATUSES = frozenset({"unchecked", "valid", "repaired"})
+
+
+_VIEWS: dict[str, Callable[[Any], str]] = {}
+"""How events show themselves at a prompt and in a notebook (`__repr__`,
+`_repr_html_`), by name. `toolparse._display` registers its views when the package is
+imported (`register_views`): it sits above this module and imports it, so this module,
+the bottom of the house, never imports it back."""
+
+
+def register_views(**views: Callable[[Any], str]) -> None:
+    """Register the display's views (`call_repr=...`, `block_html=...`)."""
+    _VIEWS.update(views)
+
+
+def _view(name: str, event: object) -> str:
+    view = _VIEWS.get(name)
+    return view(event) if view is not None else f"<{type(event).__name__}>"
 """The statuses of calls a gateway may execute."""
 
 
@@ -92,8 +110,7 @@ class Text:
     failure never merges with plain text."""
 
     def _repr_html_(self) -> str:
-        from toolparse._display import text_html
-        return text_html(self)
+        return _view("text_html", self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,12 +194,10 @@ class ToolCall:
         }
 
     def __repr__(self) -> str:
-        from toolparse._display import call_repr
-        return call_repr(self)
+        return _view("call_repr", self)
 
     def _repr_html_(self) -> str:
-        from toolparse._display import call_html
-        return call_html(self)
+        return _view("call_html", self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,12 +223,10 @@ class ToolCallBlock:
         return all(call.accepted for call in self.calls)
 
     def __repr__(self) -> str:
-        from toolparse._display import block_repr
-        return block_repr(self)
+        return _view("block_repr", self)
 
     def _repr_html_(self) -> str:
-        from toolparse._display import block_html
-        return block_html(self)
+        return _view("block_html", self)
 
 
 Event = Text | ToolCallBlock
@@ -321,9 +334,7 @@ class ParseResult:
         return bool(self.rejected_tool_names)
 
     def __repr__(self) -> str:
-        from toolparse._display import result_repr
-        return result_repr(self)
+        return _view("result_repr", self)
 
     def _repr_html_(self) -> str:
-        from toolparse._display import result_html
-        return result_html(self)
+        return _view("result_html", self)

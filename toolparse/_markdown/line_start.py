@@ -28,20 +28,17 @@ rules that have a `line` pattern decide there, with the same state change.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from toolparse._markdown.blocks import container, fence, html_block, indented, leaf
 from toolparse._markdown.state import (
-    LEAF_FENCE, LEAF_HTML, LEAF_INDENTED, LEAF_NONE, LEAF_PARAGRAPH, NeedMore,
+    BlockState, LEAF_FENCE, LEAF_HTML, LEAF_INDENTED, LEAF_NONE, LEAF_PARAGRAPH, NeedMore,
     OUTCOME_CODE, OUTCOME_HTML, OUTCOME_WAIT, Outcome)
-from toolparse._markdown.syntax import CODE_INDENT, TAB_STOP, syntax
+from toolparse._markdown.syntax import CODE_INDENT, syntax
 
-if TYPE_CHECKING:
-    from toolparse._markdown.tracker import MarkdownTracker
+__all__ = ["BlockRule", "BLOCK_STARTS", "machine"]
 
-__all__ = ["BlockRule", "BLOCK_STARTS", "machine", "nns", "advance"]
-
-StartRule = Callable[["MarkdownTracker", str, int, int, int, bool], Any]
+StartRule = Callable[["BlockState", str, int, int, int, bool], Any]
 
 
 class BlockRule(NamedTuple):
@@ -68,73 +65,9 @@ BLOCK_STARTS: tuple[BlockRule, ...] = (
 )
 
 
-# ------------------------------------------------------------------ registers
-
-def nns(t: MarkdownTracker, buf: str) -> tuple[int, int, bool]:
-    """The next non-space character from the registers: (offset, column, blank)."""
-    found = nns_or_none(t, buf)
-    if found is None:
-        raise NeedMore(syntax().wait_ws)
-    return found
-
-
-def nns_or_none(t: MarkdownTracker, buf: str) -> tuple[int, int, bool] | None:
-    """`nns`, or None where it would raise (only spaces held so far)."""
-    i = t.ls_off
-    col = t.ls_col
-    if i < len(buf):
-        ch = buf[i]
-        if ch != " " and ch != "\t":
-            return i, col, ch == "\n" or ch == "\r"
-    m = syntax().indent_run.match(buf, i)
-    if m is not None:
-        j = m.end()
-        run = buf[i:j]
-        if "\t" in run:
-            for ch in run:
-                col = col + TAB_STOP - col % TAB_STOP if ch == "\t" else col + 1
-        else:
-            col += j - i
-        i = j
-    if i >= len(buf):
-        return None
-    ch = buf[i]
-    return i, col, ch == "\n" or ch == "\r"
-
-
-def advance(t: MarkdownTracker, buf: str, count: int, columns: bool) -> None:
-    """Move the registers `count` characters (or columns: a tab may be used in part)."""
-    off, col, ptab = t.ls_off, t.ls_col, t.ls_ptab
-    n = len(buf)
-    while count > 0 and off < n:
-        ch = buf[off]
-        if ch == "\t":
-            to_tab = TAB_STOP - col % TAB_STOP
-            if columns:
-                ptab = to_tab > count
-                step = count if to_tab > count else to_tab
-                col += step
-                if not ptab:
-                    off += 1
-                count -= step
-            else:
-                ptab = False
-                col += to_tab
-                off += 1
-                count -= 1
-        elif ch == "\n" or ch == "\r":
-            break
-        else:
-            ptab = False
-            off += 1
-            col += 1
-            count -= 1
-    t.ls_off, t.ls_col, t.ls_ptab = off, col, ptab
-
-
 # ------------------------------------------------------------------- stages
 
-def machine(t: MarkdownTracker, buf: str) -> tuple[Outcome, int]:
+def machine(t: BlockState, buf: str) -> tuple[Outcome, int]:
     """Run the stages over the held line `buf` (resumable); the outcome and where the
     rest of the line starts, or NeedMore."""
     if t.ls_stage == 0:
@@ -152,9 +85,9 @@ def machine(t: MarkdownTracker, buf: str) -> tuple[Outcome, int]:
     return _starts(t, buf)
 
 
-def _continue_leaf(t: MarkdownTracker, buf: str) -> tuple[Outcome, int] | None:
+def _continue_leaf(t: BlockState, buf: str) -> tuple[Outcome, int] | None:
     """Stage 1: the open leaf, when every container continues."""
-    found = nns_or_none(t, buf)
+    found = t.nns_or_none(buf)
     if found is None:
         t.ls_wait = syntax().wait_ws
         return OUTCOME_WAIT, -1
@@ -176,11 +109,11 @@ def _continue_leaf(t: MarkdownTracker, buf: str) -> tuple[Outcome, int] | None:
     return None
 
 
-def _starts(t: MarkdownTracker, buf: str) -> tuple[Outcome, int]:
+def _starts(t: BlockState, buf: str) -> tuple[Outcome, int]:
     """Stage 2: the table of block starts, then indented code, then text."""
     block_start = syntax().block_start.match
     while True:
-        i, col, blank = nns(t, buf)
+        i, col, blank = t.nns(buf)
         indent = col - t.ls_col
         if indent >= CODE_INDENT:
             decided = indented.start(t, buf, i, blank)

@@ -24,7 +24,7 @@ general code would be there.
 from __future__ import annotations
 
 import re
-from typing import Final, NamedTuple, TYPE_CHECKING
+from typing import Final, NamedTuple
 
 from toolparse._markdown.blocks import container, fence, leaf
 from toolparse._markdown.inlines import code_span, links, runner
@@ -32,13 +32,10 @@ from toolparse._markdown.inlines.links import can_start_definition
 from toolparse._markdown.inlines.raw_html import tags_change_nothing
 from toolparse._markdown.inlines.state import DEFS_NO, DEFS_YES
 from toolparse._markdown.state import (
-    LEAF_FENCE, LEAF_HTML, LEAF_INDENTED, LEAF_NONE, LEAF_PARAGRAPH, MODE_CODE_LINE,
+    BlockState, LEAF_FENCE, LEAF_HTML, LEAF_INDENTED, LEAF_NONE, LEAF_PARAGRAPH, MODE_CODE_LINE,
     MODE_INLINE, MODE_LINE_START)
 from toolparse._markdown.syntax import CODE_INDENT, syntax
 from toolparse._syntax.once import Once
-
-if TYPE_CHECKING:
-    from toolparse._markdown.tracker import MarkdownTracker
 
 __all__ = ["ready", "run", "plain_line_start", "LINE_COPY_MAX"]
 
@@ -95,7 +92,7 @@ def _build_patterns() -> _Lines:
 _LINES: Final = Once(_build_patterns)
 
 
-def ready(t: MarkdownTracker) -> bool:
+def ready(t: BlockState) -> bool:
     """Whether the state is one the shortcut takes: a fresh line start, or quiet
     inline text."""
     if t.worlds.split:
@@ -106,7 +103,7 @@ def ready(t: MarkdownTracker) -> bool:
             and not t.inline.cands)
 
 
-def _ready_split(t: MarkdownTracker) -> bool:
+def _ready_split(t: BlockState) -> bool:
     """`ready` with more than one world: their block structure is the same."""
     states = t.worlds.states
     if t.mode is MODE_INLINE:
@@ -115,7 +112,7 @@ def _ready_split(t: MarkdownTracker) -> bool:
             and not any(st.cands for st in states))
 
 
-def plain_line_start(t: MarkdownTracker, text: str, i: int, end: int) -> int:
+def plain_line_start(t: BlockState, text: str, i: int, end: int) -> int:
     """The line-start shortcuts with no container open, for a line text[i:end]: a
     plain paragraph line, a blank line, a line of a fenced or indented code block that
     cannot close it. Returns where the general code goes on, or -1."""
@@ -154,7 +151,7 @@ GENERAL: Final = -1
 INLINE: Final = -2
 
 
-def run(t: MarkdownTracker, text: str, i: int, n: int) -> int:
+def run(t: BlockState, text: str, i: int, n: int) -> int:
     """Whole "\n" lines from text[i], while they have the common shapes."""
     if t.mode is MODE_INLINE:  # the rest of a line the general code started
         e = text.find("\n", i)
@@ -199,7 +196,7 @@ def run(t: MarkdownTracker, text: str, i: int, n: int) -> int:
     return i
 
 
-def _line(t: MarkdownTracker, text: str, i: int, e: int, pat: _Lines) -> int:
+def _line(t: BlockState, text: str, i: int, e: int, pat: _Lines) -> int:
     """The block structure of the line text[i:e+1] (see above for the answer)."""
     blocks = t.blocks
     if blocks:
@@ -246,7 +243,7 @@ def _line(t: MarkdownTracker, text: str, i: int, e: int, pat: _Lines) -> int:
     return _start(t, text, q, e, k, indent, m, all_matched and kind is LEAF_PARAGRAPH)
 
 
-def _containers(t: MarkdownTracker, text: str, i: int) -> tuple[int, int, int] | None:
+def _containers(t: BlockState, text: str, i: int) -> tuple[int, int, int] | None:
     """Stage 0: the containers the line continues (k of them); `pos` is where the last
     one's content starts, `q` the next non-space character. None: a tab."""
     quote_marker = syntax().quote_marker
@@ -292,7 +289,7 @@ def _past_spaces(text: str, i: int) -> int:
     return i
 
 
-def _blank(t: MarkdownTracker, k: int, all_matched: bool, e: int) -> int:
+def _blank(t: BlockState, k: int, all_matched: bool, e: int) -> int:
     kind = t.leaf
     if all_matched:
         if kind is LEAF_FENCE or kind is LEAF_INDENTED:
@@ -305,7 +302,7 @@ def _blank(t: MarkdownTracker, k: int, all_matched: bool, e: int) -> int:
     return e + 1
 
 
-def _start(t: MarkdownTracker, text: str, q: int, e: int, k: int, indent: int,
+def _start(t: BlockState, text: str, q: int, e: int, k: int, indent: int,
            m: re.Match[str], interrupts: bool) -> int:
     """A block start the shortcut decides itself (`m` of `block_line` at text[q])."""
     shape = m.lastgroup
@@ -319,7 +316,7 @@ def _start(t: MarkdownTracker, text: str, q: int, e: int, k: int, indent: int,
     return INLINE - m.end()
 
 
-def _inline(t: MarkdownTracker, text: str, i: int, e: int, n: int, pat: _Lines) -> int:
+def _inline(t: BlockState, text: str, i: int, e: int, n: int, pat: _Lines) -> int:
     """Inline text from i to the line ending at e. Returns where the next line starts,
     or -(position + 1) when the general code takes over there."""
     if t.worlds.split:  # every world reads the line
@@ -354,7 +351,7 @@ def _inline(t: MarkdownTracker, text: str, i: int, e: int, n: int, pat: _Lines) 
     return e + 1
 
 
-def _general(t: MarkdownTracker, text: str, i: int, n: int) -> int:
+def _general(t: BlockState, text: str, i: int, n: int) -> int:
     if not t.in_mode(MODE_INLINE):
         t.move(MODE_INLINE, "paragraph text the shortcut leaves")
     i = t.inline_feed(text, i, n)

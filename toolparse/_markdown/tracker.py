@@ -74,8 +74,8 @@ from toolparse._markdown.inlines.worlds import Worlds
 from toolparse._markdown.state import (
     ENTERS, LEAF_FENCE, LEAF_HEADING, LEAF_NONE, LEAF_PARAGRAPH, MODE_CODE_LINE,
     MODE_HTML_LINE, MODE_INLINE, MODE_LINE_START, MODE_SPEC_FENCE, MODE_SPEC_HTML7,
-    OUTCOME_FENCE_SPEC, OUTCOME_HEADING, OUTCOME_HTML7_SPEC, OUTCOME_WAIT, TRANSITIONS,
-    Container, Leaf, Mode, NeedMore, Outcome, check_move)
+    OUTCOME_FENCE_SPEC, OUTCOME_HEADING, OUTCOME_HTML7_SPEC, OUTCOME_WAIT, BlockState,
+    Mark, Mode, NeedMore, Outcome)
 from toolparse._markdown.syntax import automata, syntax
 
 __all__ = ["Context", "MarkdownTracker", "Resolution"]
@@ -83,7 +83,6 @@ __all__ = ["Context", "MarkdownTracker", "Resolution"]
 Resolution = tuple[int, bool]
 """(ticket, in_code): in_code True means the held block was in code, so it is text."""
 
-Mark = tuple[int, "int | str"]  # (offset in the held line, ticket or tool block text)
 
 
 class Context(enum.Enum):
@@ -94,59 +93,19 @@ class Context(enum.Enum):
     PENDING = "pending"
 
 
-class MarkdownTracker:
-    """Follows CommonMark 0.31.2 block and code structure over a text stream."""
+class MarkdownTracker(BlockState):
+    """Follows CommonMark 0.31.2 block and code structure over a text stream. The
+    block state the rules read is its base, `state.BlockState`."""
 
-    __slots__ = (
-        "out", "next_ticket", "mode", "after_cr", "ls_dirty", "inline", "definitions",
-        "worlds", "scan",
-        # blocks
-        "blocks", "leaf", "fence_char", "fence_len", "html_kind", "html_tail",
-        "html_closing", "heading",
-        # the line-start machine (line_start.py)
-        "lb_parts", "lb_len", "marks", "ls_off", "ls_col", "ls_ptab", "ls_stage", "ls_k",
-        "ls_leaf_ok", "ls_closed", "ls_started", "ls_wait", "ls_no_break",
-        # speculated lines
-        "spec_run", "spec_dfa", "spec_backtick",
-    )
-
-    ls_off: int          # the line-start registers: offset in the held line,
-    ls_col: int          # column,
-    ls_ptab: bool        # a tab partly used
-    ls_stage: int        # the stage reached (0-2)
-    ls_k: int            # containers continued so far
-    ls_leaf_ok: bool     # the open leaf continues
-    ls_closed: bool      # the unmatched containers are closed
-    ls_started: bool     # a block started on this line
-    ls_no_break: dict[str, int]  # a character -> where a thematic break was ruled out
-    ls_dirty: bool       # the registers need a reset at the next line
+    __slots__ = ("out", "next_ticket", "definitions", "scan")
 
     def __init__(self) -> None:
         self.out: list[Resolution] = []        # resolutions not yet returned
         self.next_ticket = 0
-        self.mode = MODE_LINE_START
-        self.after_cr = False                  # the last line ended with a lone "\r"
         self.definitions = Definitions()       # normalized labels of definitions
-        self.inline = InlineState(self.out, self.definitions)  # (worlds.states[0])
-        self.worlds = Worlds(self.inline, self.out)
+        inline = InlineState(self.out, self.definitions)  # (worlds.states[0])
+        super().__init__(inline, Worlds(inline, self.out))
         self.scan = runner.scan_patterns().search.search  # the next inline marker
-        self.blocks: list[Container] = []      # open containers, outermost first
-        self.leaf = LEAF_NONE
-        self.fence_char = ""                   # the open fence's character ...
-        self.fence_len = 0                     # ... and length
-        self.html_kind = 0                     # the open HTML block's kind (1-7)
-        self.html_tail = ""                    # the end of its line so far (an end
-                                               # condition cut by a piece)
-        self.html_closing = False              # its end condition is on this line
-        self.heading = False                   # the line is ATX heading content
-        self.lb_parts: list[str] = []          # the held line start (or spec line)
-        self.lb_len = 0
-        self.marks: list[Mark] = []            # tickets and tool blocks held with it
-        self.ls_wait: object = None
-        self.spec_run = 0                      # a possible fence opener's run length
-        self.spec_dfa = 0                      # a possible kind-7 line's automaton state
-        self.spec_backtick = False             # ... and whether it holds a backtick
-        self.reset_line()
 
     # ================================================================ public API
 
@@ -314,16 +273,6 @@ class MarkdownTracker:
         self.marks.append((self.lb_len, ticket))
         return ticket
 
-    def in_mode(self, mode: Mode) -> bool:
-        """(For callers that changed the mode through a rule: no type narrowing.)"""
-        return self.mode is mode
-
-    def move(self, to: Mode, why: str) -> None:
-        """Change mode (`state.TRANSITIONS`); `why` names the input that asked."""
-        if to not in TRANSITIONS[self.mode]:
-            check_move(self.mode, to, why)
-        self.mode = to
-
     def dispatch(self, text: str) -> None:
         i, n = 0, len(text)
         # Whole "\n" lines go through `lines.run` while the state is one it takes.
@@ -350,21 +299,6 @@ class MarkdownTracker:
                 i = fence.spec_feed(self, text, i, n)
             else:
                 i = html_block.spec_feed(self, text, i, n)
-
-    def end_line(self, text: str, j: int) -> int:
-        """The line ends at text[j] (a line ending character): start the next line."""
-        if text[j] == "\r":
-            if j + 1 < len(text):
-                if text[j + 1] == "\n":
-                    j += 1
-            else:
-                self.after_cr = True
-        if MODE_LINE_START not in TRANSITIONS[self.mode]:
-            check_move(self.mode, MODE_LINE_START, "a line ending")
-        self.mode = MODE_LINE_START
-        if self.ls_dirty:
-            self.reset_line()
-        return j + 1
 
     # ============================================================ inline glue
 
@@ -474,86 +408,7 @@ class MarkdownTracker:
 
     # ================================================================ blocks
 
-    def open_leaf(self, kind: Leaf) -> None:
-        """Open a leaf block inside the innermost container (the state change every
-        way of deciding a line makes)."""
-        if self.leaf is not LEAF_NONE:
-            self.close_leaf()
-        if self.blocks:
-            self.blocks[-1].has_child = True
-        self.leaf = kind
-        if kind is LEAF_PARAGRAPH:
-            runner.begin_paragraph(self.inline)
-        elif kind is LEAF_HEADING:
-            runner.begin_heading(self.inline)
-
-    def close_leaf(self) -> None:
-        leaf_ = self.leaf
-        if leaf_ is LEAF_PARAGRAPH or leaf_ is LEAF_HEADING:
-            worlds = self.worlds
-            if worlds.split or worlds.votes or self.inline.out is not self.out:
-                worlds.end_paragraph()
-            else:  # (one world: what `Worlds.end_paragraph` would do)
-                runner.end_paragraph(self.inline)
-        self.leaf = LEAF_NONE
-
-    def close_unmatched(self) -> None:
-        """Close the containers this line did not continue (and the leaf in them)."""
-        if self.ls_closed:
-            return
-        if self.leaf is not LEAF_NONE and not self.ls_leaf_ok:
-            self.close_leaf()
-        del self.blocks[self.ls_k:]
-        self.ls_closed = True
-
-    def add_container(self, cont: Container) -> None:
-        self.close_leaf()
-        if self.blocks:
-            self.blocks[-1].has_child = True
-        self.blocks.append(cont)
-        self.ls_k = len(self.blocks)
-        self.ls_started = True
-        self.ls_closed = True
-
-    def step_c(self, i: int, blank: bool) -> tuple[Outcome, int]:
-        return leaf.step_c(self, i, blank)
-
     # ======================================================== the line start
-
-    def reset_line(self) -> None:
-        self.lb_parts = []
-        self.lb_len = 0
-        self.marks = []
-        self.ls_off = 0
-        self.ls_col = 0
-        self.ls_ptab = False
-        self.ls_stage = 0
-        self.ls_k = 0
-        self.ls_leaf_ok = False
-        self.ls_closed = False
-        self.ls_started = False
-        self.ls_wait = None
-        self.ls_no_break = {}
-        self.ls_dirty = False
-
-    def hold(self, piece: str) -> None:
-        self.lb_parts.append(piece)
-        self.lb_len += len(piece)
-
-    def held_line(self) -> str:
-        parts = self.lb_parts
-        if len(parts) > 1:
-            parts[:] = ["".join(parts)]
-        return parts[0] if parts else ""
-
-    def nns(self, buf: str) -> tuple[int, int, bool]:
-        return line_start.nns(self, buf)
-
-    def advance(self, buf: str, count: int, columns: bool) -> None:
-        line_start.advance(self, buf, count, columns)
-
-    def goto(self, i: int, col: int) -> None:
-        self.ls_off, self.ls_col, self.ls_ptab = i, col, False
 
     def line_start_feed(self, text: str, i: int, n: int) -> int:
         if self.after_cr:
@@ -611,10 +466,7 @@ class MarkdownTracker:
     def enter(self, outcome: Outcome, buf: str, at: int, replay: bool = True) -> int:
         """Switch to the mode the line-start machine chose; replay the held text (or
         return where the caller should go on with it)."""
-        marks = self.marks
-        self.lb_parts = []
-        self.lb_len = 0
-        self.marks = []
+        marks = self.take_held_line()
         self.heading = outcome is OUTCOME_HEADING
         self.move(ENTERS[outcome], "a line start decided")
         if outcome is OUTCOME_FENCE_SPEC:
@@ -682,8 +534,7 @@ class MarkdownTracker:
         at = self.lb_len
         probe = self.held_line() + first + ("\n" if has_eol else "")
         kind = html_block.first_line_kind(probe, at)
-        marks: list[Mark] = [(0, item) for _, item in self.marks]
-        self.lb_parts, self.lb_len, self.marks = [], 0, []
+        marks: list[Mark] = [(0, item) for _, item in self.take_held_line()]
         if kind:
             self.close_unmatched()
             html_block.open_block(self, kind)
@@ -700,7 +551,7 @@ class MarkdownTracker:
             self.marks = marks
             html_block.spec_atom(self, raw, first, has_eol)
             return
-        self.step_c(at, False)
+        leaf.step_c(self, at, False)
         self.move(MODE_INLINE, "a tool block in a paragraph line")
         self.heading = False
         self.replay("", 0, marks)

@@ -17,14 +17,11 @@ Bound: at most `MAX_NESTING` containers are open; a marker past that is paragrap
 from __future__ import annotations
 
 import functools
-from typing import Final, TYPE_CHECKING
+from typing import Final
 
 from toolparse._markdown.state import (
-    Container, LEAF_PARAGRAPH, NeedMore)
+    BlockState, Container, LEAF_PARAGRAPH, NeedMore)
 from toolparse._markdown.syntax import CODE_INDENT, syntax
-
-if TYPE_CHECKING:
-    from toolparse._markdown.tracker import MarkdownTracker
 
 __all__ = ["MAX_NESTING", "continue_all", "quote_start", "item_start", "item_line",
            "item_line_open", "ItemSyntax", "item_syntax"]
@@ -51,7 +48,7 @@ def item_syntax() -> ItemSyntax:
 
 # ---------------------------------------------------------------- continuation
 
-def continue_all(t: MarkdownTracker, buf: str) -> None:
+def continue_all(t: BlockState, buf: str) -> None:
     """Stage 0 of the line-start machine: match the open containers in order (from
     `t.ls_k`, resumable); stops at the first one the line does not continue."""
     syn = syntax()
@@ -83,7 +80,7 @@ def continue_all(t: MarkdownTracker, buf: str) -> None:
 
 # ----------------------------------------------------------------------- starts
 
-def quote_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
+def quote_start(t: BlockState, buf: str, i: int, col: int, indent: int,
                 in_para: bool) -> bool | None:
     """A block quote marker at buf[i]: opens a quote (True), else None."""
     if buf[i] != syntax().quote_marker or len(t.blocks) >= MAX_NESTING:
@@ -99,7 +96,7 @@ def quote_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     return True
 
 
-def item_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
+def item_start(t: BlockState, buf: str, i: int, col: int, indent: int,
                in_para: bool) -> bool | None:
     """A list item marker at buf[i]: opens an item (True), else None."""
     if buf[i] not in item_syntax().first or len(t.blocks) >= MAX_NESTING:
@@ -112,7 +109,7 @@ def item_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     return True
 
 
-def _marker(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
+def _marker(t: BlockState, buf: str, i: int, col: int, indent: int,
             in_para: bool) -> Container | None:
     syn, items = syntax(), item_syntax()
     m = items.bullet.match(buf, i, partial=True)
@@ -138,7 +135,7 @@ def _marker(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     return Container(False, indent + _padding(t, buf, i, col, m.end() - i))
 
 
-def _padding(t: MarkdownTracker, buf: str, i: int, col: int, width: int) -> int:
+def _padding(t: BlockState, buf: str, i: int, col: int, width: int) -> int:
     """The columns from the marker to the item's content (the spaces after the marker
     are peeked at, at most 5 columns); moves the registers to the content."""
     n = len(buf)
@@ -173,7 +170,7 @@ def item_line(no_block: str) -> str:
             f"{syn.need('ORDERED_LIST_MARKER')}))(?: {{1,4}})(?={no_block}))")
 
 
-def item_line_open(t: MarkdownTracker, ordered: str | None, interrupts: bool,
+def item_line_open(t: BlockState, ordered: str | None, interrupts: bool,
                    indent: int, width: int, k: int) -> bool:
     """The shortcut found an item marker (`ordered`: its number, if ordered) whose
     content starts `width` columns past it, under the first `k` containers; False if

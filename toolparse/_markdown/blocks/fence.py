@@ -19,16 +19,15 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
+from toolparse._markdown.blocks import leaf
 from toolparse._markdown.state import (
-    LEAF_FENCE, LEAF_NONE, MODE_CODE_LINE, MODE_INLINE, Mode, NeedMore, OUTCOME_CODE,
+    BlockState, LEAF_FENCE, LEAF_NONE, MODE_CODE_LINE, MODE_INLINE, Mode, NeedMore, OUTCOME_CODE,
     OUTCOME_DONE, OUTCOME_FENCE_SPEC, Outcome)
 from toolparse._markdown.syntax import CODE_INDENT, syntax, wait_for_other_than
 from toolparse._syntax.regexp import Partial
 
 if TYPE_CHECKING:
     import re
-
-    from toolparse._markdown.tracker import MarkdownTracker
 
 __all__ = ["start", "continue_line", "closes_line", "line", "line_open", "spec_feed",
            "spec_to_paragraph", "spec_to_fence", "spec_atom"]
@@ -50,7 +49,7 @@ def _syntax() -> _FenceSyntax:
     return _FenceSyntax()
 
 
-def open_fence(t: MarkdownTracker, ch: str, length: int) -> None:
+def open_fence(t: BlockState, ch: str, length: int) -> None:
     """A fence of `length` characters `ch` opens (the state change, for both ways)."""
     t.open_leaf(LEAF_FENCE)
     t.fence_char, t.fence_len = ch, length
@@ -58,7 +57,7 @@ def open_fence(t: MarkdownTracker, ch: str, length: int) -> None:
 
 # ----------------------------------------------------------------------- start
 
-def start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
+def start(t: BlockState, buf: str, i: int, col: int, indent: int,
           in_para: bool) -> tuple[Outcome, int] | None:
     ch = buf[i]
     fence = _syntax().openers.get(ch)
@@ -80,7 +79,7 @@ def start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
 
 # -------------------------------------------------------------------- continue
 
-def continue_line(t: MarkdownTracker, buf: str, i: int, indent: int) -> tuple[Outcome, int]:
+def continue_line(t: BlockState, buf: str, i: int, indent: int) -> tuple[Outcome, int]:
     """Stage 1 with a fence open: a closing fence ends it (DONE), else the line is code."""
     if indent < CODE_INDENT and buf[i] == t.fence_char:
         m = _syntax().close.match(buf, i, partial=True)
@@ -95,7 +94,7 @@ def continue_line(t: MarkdownTracker, buf: str, i: int, indent: int) -> tuple[Ou
     return OUTCOME_CODE, i
 
 
-def closes_line(t: MarkdownTracker, text: str, q: int) -> None:
+def closes_line(t: BlockState, text: str, q: int) -> None:
     """The whole-line shortcut's stage 1: the line at text[q] (at most 3 columns in,
     a whole line) closes the fence if it is a closing fence."""
     close = _syntax().close_line.match(text, q)
@@ -111,7 +110,7 @@ def line() -> str:
     return f"(?P<fence>{syn.need('BACKTICK_FENCE')}|{syn.need('TILDE_FENCE')})"
 
 
-def line_open(t: MarkdownTracker, text: str, q: int, end: int, e: int, k: int) -> bool:
+def line_open(t: BlockState, text: str, q: int, end: int, e: int, k: int) -> bool:
     """The shortcut found an opener text[q:end] on a whole line ending at text[e],
     under the first `k` containers: open it (False: a backtick follows the run, so
     the general code decides)."""
@@ -125,7 +124,7 @@ def line_open(t: MarkdownTracker, text: str, q: int, end: int, e: int, k: int) -
 
 # ------------------------------------------------------------ speculated line
 
-def spec_feed(t: MarkdownTracker, text: str, i: int, n: int) -> int:
+def spec_feed(t: BlockState, text: str, i: int, n: int) -> int:
     """Mode SPEC_FENCE: hold the line until a backtick or the line end decides it."""
     m = syntax().fence_info_scan.search(text, i)
     if m is None:
@@ -141,28 +140,26 @@ def spec_feed(t: MarkdownTracker, text: str, i: int, n: int) -> int:
     return j
 
 
-def spec_to_paragraph(t: MarkdownTracker) -> None:
+def spec_to_paragraph(t: BlockState) -> None:
     """A backtick after the opening run: the line is paragraph text."""
     buf = t.held_line()
-    marks = t.marks
-    t.lb_parts, t.lb_len, t.marks = [], 0, []
-    t.step_c(0, False)
+    marks = t.take_held_line()
+    leaf.step_c(t, 0, False)
     t.move(MODE_INLINE, "a backtick in a fence's info string")
     t.heading = False
     t.replay(buf, 0, marks)
 
 
-def spec_to_fence(t: MarkdownTracker) -> None:
+def spec_to_fence(t: BlockState) -> None:
     """The line ended with no backtick after the run: a fence opens."""
-    marks = t.marks
-    t.lb_parts, t.lb_len, t.marks = [], 0, []
+    marks = t.take_held_line()
     t.close_unmatched()
     open_fence(t, syntax().backtick, t.spec_run)
     t.move(MODE_CODE_LINE, "the end of a fence opener's line")
     t.resolve_marks(marks, True)
 
 
-def spec_atom(t: MarkdownTracker, raw: str, first: str, has_eol: bool) -> None:
+def spec_atom(t: BlockState, raw: str, first: str, has_eol: bool) -> None:
     """A tool block on a possible fence line: its first line decides (a backtick in
     it: paragraph; its line ending: a fence)."""
     if syntax().backtick in first:

@@ -16,17 +16,12 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING
-
 from toolparse._markdown.state import (
-    LEAF_HTML, LEAF_NONE, LEAF_PARAGRAPH, MODE_HTML_LINE, MODE_INLINE, Mode,
+    BlockState, LEAF_HTML, LEAF_NONE, LEAF_PARAGRAPH, MODE_HTML_LINE, MODE_INLINE, Mode,
     OUTCOME_HTML, OUTCOME_HTML7_SPEC, OUTCOME_WAIT, Outcome)
 from toolparse._markdown.syntax import automata, syntax
 from toolparse._syntax.files import cached_json
 from toolparse._syntax.regexp import Partial, reach
-
-if TYPE_CHECKING:
-    from toolparse._markdown.tracker import MarkdownTracker
 
 __all__ = ["start_kind", "start", "continues", "feed", "atom", "spec_feed", "spec_atom",
            "spec_to_paragraph", "first_line_kind"]
@@ -69,7 +64,7 @@ def _lone_open() -> int:
                        lambda: _partial_kind(html.starts, tag_open, 0), int)
 
 
-def open_block(t: MarkdownTracker, kind: int) -> None:
+def open_block(t: BlockState, kind: int) -> None:
     t.open_leaf(LEAF_HTML)
     t.html_kind, t.html_tail, t.html_closing = kind, "", False
 
@@ -106,7 +101,7 @@ def first_line_kind(probe: str, at: int) -> int:
     return 0
 
 
-def start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
+def start(t: BlockState, buf: str, i: int, col: int, indent: int,
           in_para: bool) -> tuple[Outcome, int] | None:
     if buf[i] != syntax().tag_open:
         return None
@@ -127,7 +122,7 @@ def start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
 
 # -------------------------------------------------------------------- continue
 
-def continues(t: MarkdownTracker, blank: bool) -> bool:
+def continues(t: BlockState, blank: bool) -> bool:
     """Stage 1 with an HTML block open: does this line belong to it?"""
     if blank and t.html_kind >= 6:
         return False
@@ -136,7 +131,7 @@ def continues(t: MarkdownTracker, blank: bool) -> bool:
     return True
 
 
-def feed(t: MarkdownTracker, text: str, i: int, n: int) -> int:
+def feed(t: BlockState, text: str, i: int, n: int) -> int:
     """Mode HTML_LINE: look for the end condition up to the line end."""
     m = syntax().eol_scan.search(text, i)
     j = m.start() if m else n
@@ -157,7 +152,7 @@ def feed(t: MarkdownTracker, text: str, i: int, n: int) -> int:
     return t.end_line(text, j)
 
 
-def atom(t: MarkdownTracker, raw: str) -> None:
+def atom(t: BlockState, raw: str) -> None:
     """A tool block inside an HTML block. Its lines are no Markdown lines (a blank
     line in it does not end the block), but an end condition of kinds 1-5 in its
     text ends the block with this line, as markdown-it, which sees that text, does."""
@@ -172,7 +167,7 @@ def atom(t: MarkdownTracker, raw: str) -> None:
 
 # ------------------------------------------------------- speculated kind-7 line
 
-def spec_feed(t: MarkdownTracker, text: str, i: int, n: int) -> int:
+def spec_feed(t: BlockState, text: str, i: int, n: int) -> int:
     dfa = automata().html_block_7
     table, default = dfa.table, dfa.default
     state = t.spec_dfa
@@ -201,15 +196,14 @@ def spec_feed(t: MarkdownTracker, text: str, i: int, n: int) -> int:
     return j
 
 
-def _to_block(t: MarkdownTracker) -> None:
-    marks = t.marks
-    t.lb_parts, t.lb_len, t.marks = [], 0, []
+def _to_block(t: BlockState) -> None:
+    marks = t.take_held_line()
     open_block(t, 7)
     t.move(MODE_HTML_LINE, "the end of a line that is one tag")
     t.resolve_marks(marks, False)
 
 
-def spec_atom(t: MarkdownTracker, raw: str, first: str, has_eol: bool) -> None:
+def spec_atom(t: BlockState, raw: str, first: str, has_eol: bool) -> None:
     """A tool block on a line that may be an HTML block of kind 7: its first line
     decides (its line ending ends the line for that decision)."""
     dfa = automata().html_block_7
@@ -224,17 +218,16 @@ def spec_atom(t: MarkdownTracker, raw: str, first: str, has_eol: bool) -> None:
         t.marks.append((t.lb_len, raw))
 
 
-def spec_to_paragraph(t: MarkdownTracker) -> None:
+def spec_to_paragraph(t: BlockState) -> None:
     buf = t.held_line()
-    marks = t.marks
-    t.lb_parts, t.lb_len, t.marks = [], 0, []
+    marks = t.take_held_line()
     t.open_leaf(LEAF_PARAGRAPH)
     t.move(MODE_INLINE, "a line that is not one tag")
     t.heading = False
     t.replay(buf, 0, marks)
 
 
-def spec_enter(t: MarkdownTracker) -> None:
+def spec_enter(t: BlockState) -> None:
     """The line-start machine chose SPEC_HTML7."""
     t.spec_backtick = False
     t.spec_dfa = automata().html_block_7.initial

@@ -10,19 +10,14 @@ nothing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from toolparse._markdown.state import (
-    LEAF_INDENTED, LEAF_PARAGRAPH, OUTCOME_CODE, Outcome)
+    BlockState, LEAF_INDENTED, LEAF_PARAGRAPH, OUTCOME_CODE, Outcome)
 from toolparse._markdown.syntax import CODE_INDENT
-
-if TYPE_CHECKING:
-    from toolparse._markdown.tracker import MarkdownTracker
 
 __all__ = ["start", "continues"]
 
 
-def start(t: MarkdownTracker, buf: str, i: int, blank: bool) -> tuple[Outcome, int] | None:
+def start(t: BlockState, buf: str, i: int, blank: bool) -> tuple[Outcome, int] | None:
     """Stage 2 at a line indented 4+ columns: indented code, unless blank or in a
     paragraph (then None: a lazy or continuation line)."""
     if blank or t.leaf is LEAF_PARAGRAPH:

@@ -17,17 +17,13 @@ lazily.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
 
 from toolparse._markdown.inlines import links
 from toolparse._markdown.state import (
-    LEAF_HEADING, LEAF_PARAGRAPH, Leaf, NeedMore, OUTCOME_DONE, OUTCOME_HEADING,
+    BlockState, LEAF_HEADING, LEAF_PARAGRAPH, Leaf, NeedMore, OUTCOME_DONE, OUTCOME_HEADING,
     OUTCOME_INLINE, Outcome)
 from toolparse._markdown.syntax import syntax, wait_for_other_than
 from toolparse._syntax.regexp import Partial
-
-if TYPE_CHECKING:
-    from toolparse._markdown.tracker import MarkdownTracker
 
 __all__ = ["atx_start", "setext_start", "thematic_start", "step_c", "atx_line",
            "atx_line_open"]
@@ -52,7 +48,7 @@ def _syntax() -> _LeafSyntax:
     return _LeafSyntax()
 
 
-def atx_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
+def atx_start(t: BlockState, buf: str, i: int, col: int, indent: int,
               in_para: bool) -> tuple[Outcome, int] | None:
     leaf = _syntax()
     if buf[i] not in leaf.atx_first:
@@ -67,7 +63,7 @@ def atx_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     return OUTCOME_HEADING, m.end()
 
 
-def setext_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
+def setext_start(t: BlockState, buf: str, i: int, col: int, indent: int,
                  in_para: bool) -> tuple[Outcome, int] | None:
     leaf = _syntax()
     ch = buf[i]
@@ -87,7 +83,7 @@ def setext_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     return OUTCOME_DONE, m.end()
 
 
-def thematic_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
+def thematic_start(t: BlockState, buf: str, i: int, col: int, indent: int,
                    in_para: bool) -> tuple[Outcome, int] | None:
     ch = buf[i]
     if ch not in _syntax().thematic_first:
@@ -104,7 +100,7 @@ def thematic_start(t: MarkdownTracker, buf: str, i: int, col: int, indent: int,
     return OUTCOME_DONE, end
 
 
-def _thematic_break(t: MarkdownTracker, buf: str, i: int, ch: str) -> int:
+def _thematic_break(t: BlockState, buf: str, i: int, ch: str) -> int:
     """THEMATIC_BREAK at buf[i]: its end, 0 if there is none, -1 if the line has only
     `ch`, spaces and tabs so far (it may still be one). The first character after i
     that is none of those rules it out at every later position too, so it is
@@ -123,7 +119,7 @@ def _thematic_break(t: MarkdownTracker, buf: str, i: int, ch: str) -> int:
     return m.end() if m is not None else 0
 
 
-def step_c(t: MarkdownTracker, i: int, blank: bool) -> tuple[Outcome, int]:
+def step_c(t: BlockState, i: int, blank: bool) -> tuple[Outcome, int]:
     """No (further) block start: the rest of the line is text."""
     if not t.ls_closed and not blank and t.leaf is LEAF_PARAGRAPH:
         return OUTCOME_INLINE, i  # lazy continuation
@@ -142,7 +138,7 @@ def atx_line() -> str:
     return f"(?P<heading>{syntax().need('ATX_HEADING_MARKER')})"
 
 
-def atx_line_open(t: MarkdownTracker, k: int) -> None:
+def atx_line_open(t: BlockState, k: int) -> None:
     del t.blocks[k:]
     t.open_leaf(LEAF_HEADING)
     t.heading = True
