@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from toolparse._dialect import Dialect
 
 __all__ = ["ArgumentsDelta", "BlockFailure", "CallStarted", "CallStatus", "CallsAborted",
-           "Event", "IncrementalEvent", "ParseResult", "StreamEvent", "Text", "ToolCall",
+           "Event", "IncrementalEvent", "ParseResult", "Reasoning", "StreamEvent", "Text", "ToolCall",
            "ToolCallBlock", "new_call_id", "register_views"]
 
 CallStatus = Literal["unchecked", "valid", "repaired", "rejected"]
@@ -109,8 +109,33 @@ class Text:
     """For the text of a block that failed: why and where (SPEC G4). A Text with a
     failure never merges with plain text."""
 
+    raw: str = field(default=None, repr=False)  # type: ignore[assignment]
+    """The input this event stands for (SPEC G1): its `text`, unless the dialect
+    declares framing markup (section 11: harmony's message headers), which is in `raw`
+    and never in `text`. Given as None (the default), it is `text`."""
+
+    def __post_init__(self) -> None:
+        if self.raw is None:
+            object.__setattr__(self, "raw", self.text)
+
     def _repr_html_(self) -> str:
         return _view("text_html", self)
+
+
+@dataclass(frozen=True, slots=True)
+class Reasoning:
+    """A piece of a reasoning region (SPEC 11): the model's thinking, passed on apart
+    from the answer. Markup inside it is never a call (SPEC G3b). Adjacent pieces
+    merge as `Text` pieces do (SPEC G2)."""
+
+    text: str
+    """The thinking, markers removed."""
+
+    raw: str
+    """The piece as it arrived, markers included (SPEC G1)."""
+
+    def _repr_html_(self) -> str:
+        return _view("reasoning_html", self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +254,7 @@ class ToolCallBlock:
         return _view("block_html", self)
 
 
-Event = Text | ToolCallBlock
+Event = Text | ToolCallBlock | Reasoning
 
 
 # ---- incremental events (SPEC 7; opt-in with StreamParser(incremental=True)) -------------
@@ -295,7 +320,11 @@ class ParseResult:
     """Every call of every block, in document order."""
 
     text: str = field(init=False)
-    """The input without the recognised blocks."""
+    """The content: the input without the recognised blocks, the reasoning regions and
+    any framing markup (SPEC 11)."""
+
+    reasoning: str = field(init=False)
+    """The text of every reasoning region, markers removed (SPEC 11); "" for none."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "calls", tuple(
@@ -303,6 +332,8 @@ class ParseResult:
             for call in event.calls))
         object.__setattr__(self, "text", "".join(
             event.text for event in self.events if isinstance(event, Text)))
+        object.__setattr__(self, "reasoning", "".join(
+            event.text for event in self.events if isinstance(event, Reasoning)))
 
     @property
     def accepted_calls(self) -> tuple[ToolCall, ...]:

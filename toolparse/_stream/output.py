@@ -43,13 +43,16 @@ MD_BATCH: Final = 1 << 16
 _new: Final = object.__new__
 _set_text: Final = Text.__dict__["text"].__set__
 _set_failure: Final = Text.__dict__["failure"].__set__
+_set_raw: Final = Text.__dict__["raw"].__set__
 
 
-def make_text(text: str, failure: BlockFailure | None = None) -> Text:
-    """A `Text` event, built without the dataclass constructor's overhead."""
+def make_text(text: str, failure: BlockFailure | None = None, raw: str | None = None) -> Text:
+    """A `Text` event, built without the dataclass constructor's overhead (`raw`, the
+    input it stands for, is `text` unless given)."""
     event = _new(Text)
     _set_text(event, text)
     _set_failure(event, failure)
+    _set_raw(event, text if raw is None else raw)
     return event
 
 

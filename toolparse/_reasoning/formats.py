@@ -1,0 +1,162 @@
+"""Reasoning formats: the markers of a model's thinking, read from grammar files (SPEC 11).
+
+A reasoning format is syntax, so it lives in a grammar file like every dialect
+(`grammars/reasoning/<name>.lark`), and Python never spells a marker. The file holds
+terminals only:
+
+    OPEN     the marker that opens a region (`<think>`)
+    CLOSE    the marker that ends it (`</think>`)
+    LABEL    optional: a role label that comes right after OPEN and belongs to the
+             markers, not to the reasoning text (Gemma 4's `thought` and a newline)
+
+Each must be bounded (a marker is at most `MAX_MARKER` characters) and end where it
+ends: a marker that a longer match of itself could continue would end wherever a chunk
+ends (SPEC G2), so it is refused at load with a `GrammarError` naming the terminal. The
+file's first comment is its one-line description, and its header says what it is:
+
+    //! toolparse: reasoning
+
+What Lark compiles from the file (each terminal as a regular expression) is cached with
+the other grammar data, so a warm start does not import Lark (`_syntax/files.py`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolparse._errors import GrammarError, UnknownDialectError
+from toolparse._syntax.dfa import DFA, dfa_for
+from toolparse._syntax.files import grammars_dir, terminal_table
+from toolparse._syntax.regexp import widths
+
+__all__ = ["MAX_MARKER", "ReasoningFormat", "bundled_formats", "load_format",
+           "reasoning_formats", "resolve_format"]
+
+MAX_MARKER = 256
+"""The longest a marker may be, in characters (what a region holds back while a marker
+may be arriving)."""
+
+_HEADER = re.compile(r"^\s*//!\s*toolparse:(.*)$", re.M)
+_FIRST_COMMENT = re.compile(r"^\s*//(?!!)\s*(.*?)\s*$", re.M)
+_TERMINALS = ("OPEN", "CLOSE", "LABEL")
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """One marker terminal, compiled: its pattern and its automaton."""
+
+    name: str
+    pattern: str
+    dfa: DFA
+    longest: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ReasoningFormat:
+    """The markers of one reasoning format (a `grammars/reasoning/*.lark` file).
+
+    Attributes:
+        name: The format's name: the file's stem (`think`).
+        path: The grammar file.
+        description: The file's first comment: the markers and the models.
+    """
+
+    name: str
+    path: Path
+    description: str
+    open: Marker
+    close: Marker
+    label: Marker | None
+
+    def __repr__(self) -> str:
+        return f"ReasoningFormat({self.name!r}, {self.path.name!r})"
+
+
+def bundled_formats() -> dict[str, Path]:
+    """Name -> grammar file of every bundled reasoning format."""
+    folder = grammars_dir() / "reasoning"
+    return {path.stem: path for path in sorted(folder.glob("*.lark"))}
+
+
+def reasoning_formats() -> tuple[str, ...]:
+    """The names of the bundled reasoning formats (`toolparse.reasoning_formats()`), in
+    alphabetical order: each is a grammar file in `grammars/reasoning/`."""
+    return tuple(bundled_formats())
+
+
+def resolve_format(name: str) -> ReasoningFormat:
+    """A bundled reasoning format by name; raises `UnknownDialectError` naming the
+    bundled ones for any other name."""
+    available = bundled_formats()
+    if name not in available:
+        raise UnknownDialectError(
+            f"unknown reasoning format {name!r}; bundled reasoning formats: "
+            f"{', '.join(available) or 'none'} (or None for no reasoning regions, or "
+            "'auto' for the dialect's own)")
+    return _bundled(name)
+
+
+@functools.cache
+def _bundled(name: str) -> ReasoningFormat:
+    return load_format(bundled_formats()[name])
+
+
+def load_format(path: Path, name: str | None = None) -> ReasoningFormat:
+    """The reasoning format of a grammar file; raises `GrammarError` naming the file
+    (and the terminal) for a file that cannot be read or used."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise GrammarError(f"cannot read reasoning grammar: {e}", path=str(path)) from e
+    if not any("reasoning" in m.group(1).split() for m in _HEADER.finditer(text)):
+        raise GrammarError("not a reasoning grammar: its header must say "
+                           "`//! toolparse: reasoning`", path=str(path))
+    terminals = terminal_table(path)
+    markers = {key: _marker(key, terminals[key].regexp, path)
+               for key in _TERMINALS if key in terminals}
+    for key in ("OPEN", "CLOSE"):
+        if key not in markers:
+            raise GrammarError(f"a reasoning grammar needs a terminal {key}", path=str(path),
+                               rule=key)
+    first = _FIRST_COMMENT.search(text)
+    description = first.group(1) if first else ""
+    head, sep, rest = description.partition(":")
+    if sep and head.endswith(".lark"):
+        description = rest.strip()
+    return ReasoningFormat(name or path.stem, path, description, markers["OPEN"],
+                           markers["CLOSE"], markers.get("LABEL"))
+
+
+def _marker(name: str, pattern: str, path: Path) -> Marker:
+    """One marker, checked: bounded, not empty, and not the start of a longer match of
+    itself (it must end where it ends, whatever the chunking)."""
+    span = widths(pattern)
+    if span is None or span[1] is None or span[1] > MAX_MARKER or span[0] == 0:
+        raise GrammarError(f"a marker must match between 1 and {MAX_MARKER} characters",
+                           path=str(path), rule=name)
+    dfa = dfa_for(pattern)
+    if dfa is None:
+        raise GrammarError("a marker must be a plain pattern (no lookaround)",
+                           path=str(path), rule=name)
+    if _extends(dfa):
+        raise GrammarError("a match of this marker can go on to a longer match: where a "
+                           "chunk ends inside it, it would end there", path=str(path),
+                           rule=name)
+    return Marker(name, pattern, dfa, span[1])
+
+
+def _extends(dfa: DFA) -> bool:
+    """Whether a final state can reach a final state again by one or more characters."""
+    successors = [set(row.values()) | {dfa.default[state]} for state, row in enumerate(dfa.table)]
+    live = {state for state, final in enumerate(dfa.final) if final}
+    changed = True
+    while changed:  # the states from which a final state can be reached
+        changed = False
+        for state, targets in enumerate(successors):
+            if state not in live and targets & live:
+                live.add(state)
+                changed = True
+    return any(final and successors[state] & live for state, final in enumerate(dfa.final))

@@ -1,0 +1,161 @@
+"""Reading a reasoning region as it arrives: where it opens, and where it ends (SPEC 11).
+
+`Markers` finds the first of several markers in a text, and tells whether one may still
+be arriving at its end: a region's text goes out as it arrives (SPEC G5), held back only
+from the first position where a marker may have begun. `Regions` holds the markers of
+the formats a parser reads (one, or every bundled one under `auto`) and answers the two
+questions the stream engine asks:
+
+- at the start of the stream, after optional whitespace: does a region open here, and
+  where does its text begin (after the opener and the format's label)? (`opening`)
+- inside a region: where does its text end, and where does the region end? At the
+  first closer, or at a tool opener the dialect declares as ending the region (then
+  the region ends before it: it opens a block), or nowhere yet. (`closing`)
+
+Both are chunking-invariant: a complete marker counts only where no marker that may
+still be arriving began before it, so the answer is the one the whole text would give.
+
+Cost: one compiled search per call from where the last one stopped, and at most
+`MAX_MARKER` characters stepped through the automata at the end of the text; linear.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from toolparse._reasoning.formats import Marker, ReasoningFormat
+
+__all__ = ["Markers", "Regions", "WAIT", "NO_REGION"]
+
+WAIT: Final = -1
+"""Not decided yet: the text ends where a marker may still be arriving."""
+NO_REGION: Final = -2
+"""No region opens here."""
+
+
+class Markers:
+    """Several markers, searched for together."""
+
+    __slots__ = ("markers", "_search", "_first", "_longest")
+
+    def __init__(self, markers: Sequence[Marker]) -> None:
+        self.markers = tuple(markers)
+        self._search = re.compile("|".join(f"(?P<m{n}>{m.pattern})"
+                                           for n, m in enumerate(self.markers))).search
+        firsts: set[str] = set()
+        for marker in self.markers:
+            dfa = marker.dfa
+            row = dfa.table[dfa.initial]
+            firsts.update(ch for ch, state in row.items() if state >= 0)
+        self._first = "".join(sorted(firsts))
+        self._longest = max(marker.longest for marker in self.markers)
+
+    def first(self, text: str, pos: int, final: bool) -> tuple[int, int, int] | None:
+        """The first complete marker in text[pos:] (of those that match there, the
+        first listed, as the search takes it), unless a marker that may still be
+        arriving begins at or before it (the whole text could then find another):
+        (which, start, end); None when there is none yet. At the end of the stream
+        nothing is arriving any more."""
+        found = self._search(text, pos)
+        if found is None:
+            return None
+        if not final:
+            arriving = self.arriving(text, pos)
+            if 0 <= arriving <= found.start():
+                return None
+        which = int((found.lastgroup or "m0")[1:])
+        return which, found.start(), found.end()
+
+    def arriving(self, text: str, pos: int) -> int:
+        """The first position (from `pos`) where a marker may have begun but not ended:
+        the text ends inside it; -1 when none may."""
+        at = max(pos, len(text) - self._longest + 1)
+        first = self._first
+        while at < len(text):
+            if text[at] in first and any(_alive(m, text, at) for m in self.markers):
+                return at
+            at += 1
+        return -1
+
+    def at(self, text: str, pos: int, final: bool) -> tuple[int, int]:
+        """Whether a marker starts exactly at `pos`: (which, end) for a complete one
+        (the longest, when several complete there), (-1, WAIT) while one may still be
+        arriving (the text ends inside it, and the stream goes on), (-1, NO_REGION)
+        when none can."""
+        best, best_end, arriving = -1, -1, False
+        for which, marker in enumerate(self.markers):
+            dfa = marker.dfa
+            state = dfa.initial
+            for n in range(pos, len(text)):
+                state = dfa.table[state].get(text[n], dfa.default[state])
+                if state < 0:
+                    break
+                if dfa.final[state]:
+                    if n + 1 > best_end:
+                        best, best_end = which, n + 1
+                    break
+            else:
+                arriving = arriving or state >= 0
+        if arriving and not final:
+            return -1, WAIT
+        return (best, best_end) if best >= 0 else (-1, NO_REGION)
+
+
+def _alive(marker: Marker, text: str, at: int) -> bool:
+    """Whether text[at:] is a proper start of `marker` (it may still complete)."""
+    dfa = marker.dfa
+    state = dfa.initial
+    for n in range(at, len(text)):
+        state = dfa.table[state].get(text[n], dfa.default[state])
+        if state < 0 or dfa.final[state]:
+            return False
+    return True
+
+
+class Regions:
+    """The reasoning formats one parser reads, and the dialect's tool openers that end
+    a region (SPEC G3b: Kimi opens its tool section before it closes its thinking)."""
+
+    __slots__ = ("formats", "openers", "_closers", "_labels")
+
+    def __init__(self, formats: Sequence[ReasoningFormat], enders: Sequence[Marker] = ()
+                 ) -> None:
+        self.formats = tuple(formats)
+        self.openers = Markers([f.open for f in self.formats])
+        # Per format: its closer first, then the enders.
+        self._closers = tuple(Markers([f.close, *enders]) for f in self.formats)
+        self._labels = tuple(Markers([f.label]) if f.label is not None else None
+                             for f in self.formats)
+
+    def opening(self, text: str, pos: int, final: bool) -> tuple[int, int]:
+        """At the stream start, from `pos` (the first character that is not
+        whitespace): (format, where its text begins) when a region opens; (-1, WAIT)
+        while it cannot tell yet; (-1, NO_REGION) when none opens."""
+        which, end = self.openers.at(text, pos, final)
+        if which < 0:
+            return -1, end
+        label = self._labels[which]
+        if label is not None:
+            found, label_end = label.at(text, end, final)
+            if found >= 0:
+                end = label_end
+            elif label_end == WAIT:
+                return -1, WAIT
+        return which, end
+
+    def closing(self, fmt: int, text: str, pos: int, final: bool) -> tuple[int, int]:
+        """Inside a region of format `fmt`, from `pos`: (where its text ends, where the
+        region ends). The region ends after its closer, or before an ender (a tool
+        opener: the two offsets are equal), or at the end of the stream; while it goes
+        on, the second is WAIT and the first is where the text that may go out ends."""
+        closers = self._closers[fmt]
+        found = closers.first(text, pos, final)
+        if found is not None:
+            which, start, end = found
+            return start, (end if which == 0 else start)
+        if final:
+            return len(text), len(text)
+        arriving = closers.arriving(text, pos)
+        return (arriving if arriving >= 0 else len(text)), WAIT
