@@ -57,28 +57,38 @@ def merge(events: Iterable[toolparse.Event]) -> list[toolparse.Event]:
     merges them; empty Text dropped."""
     merged: list[toolparse.Event] = []
     for event in events:
+        last = merged[-1] if merged else None
         if isinstance(event, toolparse.Text):
-            if not event.text:
+            if not event.raw:
                 continue
-            last = merged[-1] if merged else None
             if isinstance(last, toolparse.Text) and last.failure == event.failure:
-                merged[-1] = toolparse.Text(last.text + event.text, event.failure)
+                merged[-1] = toolparse.Text(last.text + event.text, event.failure,
+                                            last.raw + event.raw)
+                continue
+        if isinstance(event, toolparse.Reasoning):
+            if not event.raw:
+                continue
+            if isinstance(last, toolparse.Reasoning):
+                merged[-1] = toolparse.Reasoning(last.text + event.text, last.raw + event.raw)
                 continue
         merged.append(event)
     return merged
 
 
-def joined(events: Iterable[toolparse.Event]) -> str:
-    """Every event's source text, in order (G1: equals the input)."""
-    return "".join(e.text if isinstance(e, toolparse.Text) else e.raw for e in events)
+def joined(events: Iterable[Any]) -> str:
+    """Every event's source text, its `raw`, in order (G1: equals the input);
+    incremental events carry none."""
+    return "".join(getattr(e, "raw", "") for e in events)
 
 
 def shape(events: Iterable[toolparse.Event]) -> list[tuple[Any, ...]]:
     """A comparable summary: ("text", s), ("failed", s, reason) for a failed block's
-    text, or ("block", raw, [(name, arguments)])."""
+    text, ("reasoning", text, raw), or ("block", raw, [(name, arguments)])."""
     out: list[tuple[Any, ...]] = []
     for e in merge(events):
-        if isinstance(e, toolparse.Text):
+        if isinstance(e, toolparse.Reasoning):
+            out.append(("reasoning", e.text, e.raw))
+        elif isinstance(e, toolparse.Text):
             out.append(("text", e.text) if e.failure is None
                        else ("failed", e.text, e.failure.reason))
         else:

@@ -116,7 +116,7 @@ def test_a_case_found_twice_runs_once(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("line", "message"), [
     ("not json", "line 2"),
     ('{"text": 1}', '"text" is a string'),
-    ('{"raw": "x"}', 'the keys "text" (and "failure", "at"), or "calls" and "raw"'),
+    ('{"raw": "x"}', '"reasoning" and "raw", or "calls" and "raw"'),
     ('{"calls": [{"name": "a"}], "raw": "x"}', 'a call has "name" (a string), "arguments"'),
     ('{"calls": [{"name": 1, "arguments": {}}], "raw": "x"}', 'a call has "name" (a string)'),
     ('{"calls": [{"name": "a", "arguments": {}, "id": 1}], "raw": "x"}', 'a call has'),

@@ -184,7 +184,8 @@ def test_the_legend_names_every_colour() -> None:
     legend = re.search(r'<div class="tp-legend".*?</div>', markup, re.S)
     assert legend
     keys = re.findall(r'class="tp-key tp-([\w-]+)"', legend.group(0))
-    assert keys == ["valid", "repaired", "rejected", "unchecked", "failed", "in-code"]
+    assert keys == ["valid", "repaired", "rejected", "unchecked", "failed", "in-code",
+                    "reasoning"]
     assert "in code, not run" in rendered(legend.group(0))
 
 

@@ -26,6 +26,7 @@ from toolparse import (
     CallsAborted,
     CallStarted,
     ConfigTypeError,
+    Reasoning,
     Text,
     ToolCallBlock,
 )
@@ -57,7 +58,8 @@ def ids() -> Any:
 
 
 def plain(lists: Sequence[Sequence[Any]]) -> list[list[Any]]:
-    return [[e for e in events if isinstance(e, (Text, ToolCallBlock))] for events in lists]
+    return [[e for e in events if isinstance(e, (Text, ToolCallBlock, Reasoning))]
+            for events in lists]
 
 
 def flat(lists: Sequence[Sequence[Any]]) -> list[Any]:

@@ -52,10 +52,12 @@ from toolparse._events import (
     CallStatus,
     Event,
     ParseResult,
+    Reasoning,
     Text,
     ToolCall,
     ToolCallBlock,
 )
+from toolparse._reasoning import ReasoningFormat, reasoning_formats
 from toolparse._stream import DEFAULT_MAX_CAPTURE, StreamParser, parse
 
 # The events' reprs and notebook views: `_display` registers them with `_events` (which,
@@ -78,6 +80,8 @@ __all__ = [
     "GrammarError",
     "ParseResult",
     "ParserCopyError",
+    "Reasoning",
+    "ReasoningFormat",
     "RepairConfig",
     "RejectedCallError",
     "RepairOption",
@@ -96,6 +100,7 @@ __all__ = [
     "dialects",
     "openai",
     "parse",
+    "reasoning_formats",
     "repair_tool_call",
 ]
 

@@ -31,12 +31,12 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 from toolparse._events import (
-    BlockFailure, Event, ParseResult, Text, ToolCall, ToolCallBlock, register_views)
+    BlockFailure, Event, ParseResult, Reasoning, Text, ToolCall, ToolCallBlock, register_views)
 from toolparse._explain import CodeMention, code_mentions
 
 __all__ = [
-    "block_html", "block_repr", "call_html", "call_repr", "result_html", "result_repr",
-    "text_html", "text_repr",
+    "block_html", "block_repr", "call_html", "call_repr", "reasoning_html", "reasoning_repr",
+    "result_html", "result_repr", "text_html", "text_repr",
 ]
 
 MAX_SHOWN_CHARS: Final = 20_000
@@ -86,6 +86,8 @@ _MARKS: Final = {
                "rgba(220, 53, 69, 0.9)", "#c62828"),
     "in-code": ("in code, not run", "rgba(128, 128, 128, 0.16)", "rgba(128, 128, 128, 0.8)",
                 "#6b6b6b"),
+    "reasoning": ("reasoning: apart from the answer, never run", "rgba(123, 97, 255, 0.10)",
+                  "rgba(123, 97, 255, 0.6)", "#5b45c9"),
 }
 _WORST_FIRST: Final = ("rejected", "repaired", "valid", "unchecked")
 
@@ -143,6 +145,32 @@ def text_html(event: Text) -> str:
     return (f'<div style="{_BOX}"><div style="{_NOTE}">{html.escape(heading)}</div>'
             f'<div class="tp-flow" style="{_FLOW}">{flow}{_omitted(left_out, "character")}</div>'
             "</div>")
+
+
+def reasoning_html(event: Reasoning) -> str:
+    """The HTML of a Reasoning event (`Reasoning._repr_html_`).
+
+    Args:
+        event: The event.
+
+    Returns:
+        Its source (markers included), escaped, in the reasoning colour, folded under
+        a summary: reasoning is shown apart from the answer, and collapsed.
+    """
+    body, left_out = _clip(event.raw, MAX_SHOWN_CHARS)
+    heading = f"Reasoning, {_count(len(event.text), 'character')}"
+    return (f'<div style="{_BOX}"><div style="{_NOTE}">{html.escape(heading)}</div>'
+            f'<div class="tp-flow" style="{_FLOW}">{_reasoning_flow(body, len(event.text))}'
+            f'{_omitted(left_out, "character")}</div></div>')
+
+
+def _reasoning_flow(body: str, length: int) -> str:
+    """A reasoning region's source, collapsed behind a label (its length)."""
+    span = f'<span class="tp-reasoning" style="{_highlight("reasoning")}">'
+    summary = f"reasoning, {_count(length, 'character')}"
+    return (f'<details class="tp-reasoning-region" style="display: inline;">'
+            f'<summary style="{_SUMMARY}">{_badge("reasoning", summary)}</summary>'
+            f'{span}{html.escape(body)}</span></details>')
 
 
 def call_html(call: ToolCall) -> str:
@@ -220,13 +248,11 @@ def _shown_events(events: Sequence[Event]) -> Iterator[Event]:
     for event in events:
         if budget <= 0:
             return
-        if isinstance(event, Text):
+        if isinstance(event, Text) and event.raw == event.text:
             yield Text(event.text[:budget], event.failure)
-            budget -= len(event.text)
-        else:
-            if len(event.raw) <= budget:
-                yield event
-            budget -= len(event.raw)
+        elif len(event.raw) <= budget:
+            yield event
+        budget -= len(event.raw)
 
 
 def _flow_html(events: Sequence[Event], shown: Sequence[Event],
@@ -236,11 +262,13 @@ def _flow_html(events: Sequence[Event], shown: Sequence[Event],
     offset, budget, number, shown_chars = 0, MAX_SHOWN_CHARS, 0, 0
     starts = [mention.start for mention in mentions]
     for event in events:
-        source = event.text if isinstance(event, Text) else event.raw
+        source = event.raw
         if budget <= 0:
             break
         piece, _ = _clip(source, budget)
-        if isinstance(event, Text):
+        if isinstance(event, Reasoning):
+            yield _reasoning_flow(piece, len(event.text))
+        elif isinstance(event, Text):
             first = bisect.bisect_left(starts, offset)
             last = bisect.bisect_right(starts, offset + len(piece))
             inside = [m for m in mentions[first:last] if m.end <= offset + len(piece)]
@@ -252,7 +280,7 @@ def _flow_html(events: Sequence[Event], shown: Sequence[Event],
         offset += len(source)
         budget -= len(piece)
         shown_chars += len(piece)
-    total = sum(len(e.text if isinstance(e, Text) else e.raw) for e in events)
+    total = sum(len(e.raw) for e in events)
     if total > shown_chars:
         yield _omitted(total - shown_chars, "character")
 
@@ -433,6 +461,12 @@ def text_repr(event: Text) -> str:
     return f"Text({_short(event.text)})"
 
 
+def reasoning_repr(event: Reasoning) -> str:
+    """The repr of a Reasoning event in a result's repr: `Reasoning('...')`, a long
+    text shortened in the middle."""
+    return f"Reasoning({_short(event.text)})"
+
+
 def call_repr(call: ToolCall) -> str:
     """The repr of a call (`repr(ToolCall)`).
 
@@ -487,6 +521,8 @@ def result_repr(result: ParseResult) -> str:
 def _event_summary(event: Event) -> str:
     if isinstance(event, Text):
         return text_repr(event)
+    if isinstance(event, Reasoning):
+        return reasoning_repr(event)
     return f"ToolCallBlock({event.start}-{event.end}: " + ", ".join(
         _call_summary(call) for call in event.calls) + ")"
 
@@ -505,6 +541,7 @@ def _short(value: Any) -> str:
     return f"{text[:keep]}…{text[-keep:]}"
 
 
-register_views(text_html=text_html, call_repr=call_repr, call_html=call_html,
+register_views(text_html=text_html, reasoning_html=reasoning_html, call_repr=call_repr,
+               call_html=call_html,
                block_repr=block_repr, block_html=block_html, result_repr=result_repr,
                result_html=result_html)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from toolparse._dialect import Dialect, resolve_dialect
-from toolparse._events import Event, Text
+from toolparse._events import Event, Reasoning, Text
 from toolparse._markdown import Context, MarkdownTracker
 
 __all__ = ["CodeMention", "code_mentions"]
@@ -55,6 +55,12 @@ def code_mentions(events: tuple[Event, ...] | list[Event], dialect: str | Dialec
                 found.append(mention)
 
     for event in events:
+        if isinstance(event, Reasoning) or (isinstance(event, Text) and event.raw != event.text):
+            # Reasoning and framing markup are not Markdown (SPEC 11): the tracker never
+            # sees them (a framing event's text, when it has any, is not at its offset).
+            offset += len(event.raw)
+            lines += event.raw.count("\n")
+            continue
         if not isinstance(event, Text):
             settle(tracker.opaque(event.raw))
             offset += len(event.raw)

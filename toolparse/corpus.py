@@ -41,7 +41,7 @@ from typing import Any, Final
 
 from toolparse._dialect import Dialect
 from toolparse._errors import ToolparseError
-from toolparse._events import BlockFailure, Event, Text, ToolCallBlock
+from toolparse._events import BlockFailure, Event, Reasoning, Text, ToolCallBlock
 from toolparse._stream import StreamParser
 
 __all__ = [
@@ -133,6 +133,13 @@ class Case:
 
     description: str
     """One line saying what the case shows (`meta.json`), or ""."""
+
+    reasoning: str | None = "auto"
+    """The reasoning format to read the case with (`meta.json`; SPEC 11): `"auto"`, the
+    dialect's own (the default), a bundled format's name, or None for no regions."""
+
+    in_reasoning: bool = False
+    """The stream starts inside a reasoning region (`meta.json`): the prompt opened it."""
 
     @property
     def expected_path(self) -> Path:
@@ -307,8 +314,14 @@ def load_case(path: str | Path, *, root: str | Path | None = None) -> Case:
     tools_path = _sibling(path, TOOLS_SUFFIX)
     meta_path = _sibling(path, META_SUFFIX)
     meta = _read_json(meta_path) if meta_path.exists() else {}
-    if not isinstance(meta, dict) or set(meta) - {"dialect", "description"}:
-        raise CorpusError(f"{meta_path}: expected an object with the keys dialect and description")
+    if not isinstance(meta, dict) or set(meta) - _META_KEYS:
+        raise CorpusError(f"{meta_path}: expected an object with the keys "
+                          f"{', '.join(sorted(_META_KEYS))}")
+    reasoning = meta.get("reasoning", "auto")
+    if reasoning is not None and not isinstance(reasoning, str):
+        raise CorpusError(f"{meta_path}: reasoning is a format name or null")
+    if not isinstance(meta.get("in_reasoning", False), bool):
+        raise CorpusError(f"{meta_path}: in_reasoning is true or false")
     tools = _read_json(tools_path) if tools_path.exists() else None
     if tools is not None and not isinstance(tools, list):
         raise CorpusError(f"{tools_path}: expected a JSON array of tool definitions")
@@ -316,8 +329,13 @@ def load_case(path: str | Path, *, root: str | Path | None = None) -> Case:
         path=path, id=case_id, group="" if group == "." else group, text=text,
         expected=_read_expected(expected_path) if expected_path.exists() else None,
         tools=tools, dialect=str(meta.get("dialect", DEFAULT_DIALECT)),
-        description=str(meta.get("description", "")),
+        description=str(meta.get("description", "")), reasoning=reasoning,
+        in_reasoning=bool(meta.get("in_reasoning", False)),
     )
+
+
+_META_KEYS = frozenset({"dialect", "description", "reasoning", "in_reasoning"})
+"""What a case's `.meta.json` may say."""
 
 
 def _sibling(case_path: Path, suffix: str) -> Path:
@@ -360,13 +378,18 @@ def _record_problem(record: Any) -> str | None:
         return "an event is a JSON object"
     if set(record) == {"text"}:
         return None if isinstance(record["text"], str) else '"text" is a string'
+    if set(record) in ({"reasoning", "raw"}, {"text", "raw"}):
+        if all(isinstance(value, str) for value in record.values()):
+            return None
+        return 'reasoning (or framing text) has "reasoning" (or "text") and "raw", strings'
     if set(record) == {"text", "failure", "at"}:
         if (isinstance(record["text"], str) and isinstance(record["failure"], str)
                 and isinstance(record["at"], int)):
             return None
         return 'a failed text has "text" and "failure" (strings) and "at" (an offset)'
     if set(record) != {"calls", "raw"}:
-        return 'an event has the keys "text" (and "failure", "at"), or "calls" and "raw"'
+        return ('an event has the keys "text" (and "failure", "at", or "raw"), "reasoning" '
+                'and "raw", or "calls" and "raw"')
     if not isinstance(record["raw"], str) or not isinstance(record["calls"], list):
         return '"raw" is a string and "calls" a list'
     for call in record["calls"]:
@@ -454,6 +477,17 @@ def event_records(events: Iterable[Event], *, with_status: bool = False) -> list
     records: list[Record] = []
     last_failure: BlockFailure | None = None
     for event in events:
+        if isinstance(event, Reasoning) or (isinstance(event, Text) and event.raw != event.text):
+            # A reasoning piece, or framing markup (SPEC 11): merged with the last record
+            # of the same kind, so that every chunking gives the same records.
+            key = "reasoning" if isinstance(event, Reasoning) else "text"
+            last = records[-1] if records else {}
+            if set(last) == {key, "raw"}:
+                records[-1] = {key: last[key] + event.text, "raw": last["raw"] + event.raw}
+            else:
+                records.append({key: event.text, "raw": event.raw})
+            last_failure = None
+            continue
         if isinstance(event, Text):
             if not event.text:
                 continue
@@ -518,7 +552,8 @@ def run_case(case: Case, dialect: str | Dialect | None = None) -> CaseResult:
 
 
 def _stream(case: Case, chunks: Sequence[str], dialect: str | Dialect | None) -> list[Event]:
-    parser = StreamParser(dialect if dialect is not None else case.dialect, tools=case.tools)
+    parser = StreamParser(dialect if dialect is not None else case.dialect, tools=case.tools,
+                          reasoning=case.reasoning, in_reasoning=case.in_reasoning)
     events: list[Event] = []
     for chunk in chunks:
         events.extend(parser.feed(chunk))
@@ -527,8 +562,8 @@ def _stream(case: Case, chunks: Sequence[str], dialect: str | Dialect | None) ->
 
 
 def _source(record: Record) -> str:
-    """The source text of an event record: its text, or a block's raw text."""
-    return str(record["text"] if "text" in record else record["raw"])
+    """The source text of an event record: its raw text when it has one, else its text."""
+    return str(record["raw"] if "raw" in record else record["text"])
 
 
 def _expected_has_status(case: Case) -> bool:
@@ -556,6 +591,10 @@ def records_match(expected: Sequence[Record], got: Sequence[Record]) -> bool:
     if len(expected) != len(got):
         return False
     for want, have in zip(expected, got):
+        if "reasoning" in want or "reasoning" in have or want.keys() == {"text", "raw"}:
+            if want != have:
+                return False
+            continue
         if "text" in want or "text" in have:
             if any(want.get(key) != have.get(key) for key in ("text", "failure", "at")):
                 return False
@@ -607,6 +646,11 @@ def render_records(records: Iterable[Mapping[str, Any]], *, with_status: bool = 
     """
     lines: list[str] = []
     for record in records:
+        if "reasoning" in record or record.keys() == {"text", "raw"}:
+            lines.append("reasoning" if "reasoning" in record else "framing")
+            lines.extend(_quoted_lines("  text ", record.get("reasoning", record.get("text", ""))))
+            lines.extend(_quoted_lines("  raw ", record["raw"]))
+            continue
         if "text" in record:
             if "failure" in record:
                 lines.append(f"failed block ({record['failure']} at {record['at']})")

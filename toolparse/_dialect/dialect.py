@@ -13,6 +13,8 @@ from pathlib import Path
 
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.openers import BlockStarts
+from toolparse._reasoning.formats import MAX_MARKER, Marker
+from toolparse._syntax.regexp import widths
 
 __all__ = ["Dialect"]
 
@@ -28,11 +30,14 @@ class Dialect:
         path: The grammar file (None for `auto`, which reads all bundled files).
         typing: How argument values are typed: `attribute`, `schema` or `json` (the
             grammar header's `typing=`; `mixed` for `auto`).
+        reasoning: The reasoning format `reasoning="auto"` reads (SPEC 11): the grammar
+            header's `reasoning=` (None: no regions); for `auto`, `"auto"`: every
+            bundled format's opener at the start of the stream.
         description: One line saying what the dialect accepts (the grammar file's
             first comment).
     """
 
-    __slots__ = ("name", "path", "typing", "description", "_grammars", "_starts")
+    __slots__ = ("name", "path", "typing", "description", "reasoning", "_grammars", "_starts")
 
     def __init__(self, name: str, path: Path | None, grammars: tuple[Grammar, ...],
                  description: str = "") -> None:
@@ -42,6 +47,9 @@ class Dialect:
         typings = {grammar.header.typing for grammar in grammars}
         self.typing = typings.pop() if len(typings) == 1 else "mixed"
         self.description = description or (grammars[0].header.description if grammars else "")
+        defaults = {grammar.header.reasoning for grammar in grammars}
+        self.reasoning = defaults.pop() if len(grammars) == 1 and defaults else (
+            "auto" if len(grammars) > 1 else None)
         self._starts = _block_starts(grammars)
         """What SCAN searches for (compiled when first used)."""
 
@@ -74,6 +82,20 @@ class Dialect:
         return load_bundled(name)
 
     # ---- for the engine --------------------------------------------------------------
+
+    def _reasoning_enders(self) -> tuple[Marker, ...]:
+        """The block-opening terminals that end a reasoning region (SPEC G3b: the
+        grammar header's `ends_reasoning=`), as markers the region searches for."""
+        enders: list[Marker] = []
+        for grammar in self._grammars:
+            for name in grammar.header.ends_reasoning:
+                spec = grammar.terminals[name]
+                dfa = spec.dfa
+                if dfa is not None:
+                    span = widths(spec.pattern)
+                    longest = span[1] if span is not None and span[1] is not None else MAX_MARKER
+                    enders.append(Marker(name, spec.pattern, dfa, longest))
+        return tuple(enders)
 
     # ---- for the diagnostics beside the engine (toolparse.scan, the display) ------------
 

@@ -1,13 +1,17 @@
 """The `//! toolparse:` header of a grammar file: what Python cannot see in the rules.
 
     //! toolparse: typing=attribute|schema|json  value_edges=xml|trim|newline|none
+                   reasoning=NAME  ends_reasoning=TERMINAL,...
 
 `typing` says how argument values are typed (SPEC 5.1): `attribute` (DeepSeek's
 `string="true|false"`, and SPEC 3's reading of the text), `schema` (the raw text; with
 tools, the tool's JSON Schema types it; without tools it stays a string) or `json` (the
 arguments are JSON text, repaired like an OpenAI arguments string). `value_edges` says
-how a value's text reads (see `values.py`). The first `//` comment line of the file
-(after its file name) is the dialect's one-line description.
+how a value's text reads (see `values.py`). `reasoning` names the dialect's default
+reasoning format (SPEC 11: a file of `grammars/reasoning/`; none when absent), and
+`ends_reasoning` the block-opening terminals that end a reasoning region (SPEC G3b:
+Kimi-K2.5 opens its tool section before it closes its thinking). The first `//`
+comment line of the file (after its file name) is the dialect's one-line description.
 """
 
 from __future__ import annotations
@@ -17,10 +21,13 @@ from typing import NamedTuple
 
 from toolparse._dialect.values import VALUE_EDGES
 from toolparse._errors import GrammarError
+from toolparse._reasoning.formats import reasoning_formats
 
 __all__ = ["Header", "read_header"]
 
 TYPINGS = ("attribute", "schema", "json")
+
+_KEYS = ("typing", "value_edges", "reasoning", "ends_reasoning")
 
 _LINE = re.compile(r"^\s*//!\s*toolparse:(.*)$", re.M)
 _FIRST_COMMENT = re.compile(r"^\s*//(?!!)\s*(.*?)\s*$", re.M)
@@ -32,6 +39,10 @@ class Header(NamedTuple):
     typing: str = "attribute"
     value_edges: str = "xml"
     description: str = ""
+    reasoning: str | None = None
+    """The default reasoning format's name; None: no regions by default."""
+    ends_reasoning: tuple[str, ...] = ()
+    """Terminals that end a reasoning region (the loader checks they open blocks)."""
 
 
 def read_header(text: str, path: str) -> Header:
@@ -42,9 +53,9 @@ def read_header(text: str, path: str) -> Header:
         line = text.count("\n", 0, m.start()) + 1
         for item in m.group(1).split():
             key, sep, value = item.partition("=")
-            if not sep or key not in ("typing", "value_edges"):
+            if not sep or key not in _KEYS:
                 raise GrammarError(f"unknown header item {item!r}; the header takes "
-                                   "typing= and value_edges=", path=path, line=line)
+                                   f"{'= '.join(_KEYS)}=", path=path, line=line)
             options[key] = value
             lines[key] = line
     typing = options.get("typing", "attribute")
@@ -55,9 +66,16 @@ def read_header(text: str, path: str) -> Header:
     if edges not in VALUE_EDGES:
         raise GrammarError(f"value_edges={edges!r}: expected one of {', '.join(VALUE_EDGES)}",
                            path=path, line=lines.get("value_edges"))
+    reasoning = options.get("reasoning")
+    if reasoning is not None and reasoning not in reasoning_formats():
+        raise GrammarError(f"reasoning={reasoning!r}: expected one of "
+                           f"{', '.join(reasoning_formats())}", path=path,
+                           line=lines.get("reasoning"))
+    ends = tuple(name for name in options.get("ends_reasoning", "").split(",") if name)
     first = _FIRST_COMMENT.search(text)
     description = first.group(1) if first else ""
     head, sep, rest = description.partition(":")
     if sep and head.endswith(".lark"):  # "deepseek.lark: what it is"
         description = rest.strip()
-    return Header(typing=typing, value_edges=edges, description=description)
+    return Header(typing=typing, value_edges=edges, description=description,
+                  reasoning=reasoning, ends_reasoning=ends)

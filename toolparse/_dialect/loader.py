@@ -189,6 +189,12 @@ def load_grammar(text: str, path: Path, name: str) -> Grammar:
     roles = block_roles(record.rules, built)
     build = _builders(terminals, header, roles, record.rules, text, path)
     openers, opener_rule = _openers(table, terminals, starts, text, path)
+    for ender in header.ends_reasoning:
+        if ender not in opener_rule or terminals[ender].dfa is None:
+            raise GrammarError(
+                f"ends_reasoning={ender}: a terminal that ends a reasoning region must open "
+                "a block (and be a plain pattern)", path=str(path),
+                line=_definition_line(text, ender), rule=ender)
     grammar = Grammar(
         name=name, path=path, header=header, source=text, starts=starts, record=record,
         table=table, terminals=terminals,

@@ -52,6 +52,8 @@ class Marker:
     pattern: str
     dfa: DFA
     longest: int
+    literal: str | None = None
+    """The string, for a marker written as a string literal."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -73,6 +75,34 @@ class ReasoningFormat:
 
     def __repr__(self) -> str:
         return f"ReasoningFormat({self.name!r}, {self.path.name!r})"
+
+    @classmethod
+    def bundled(cls, name: str) -> ReasoningFormat:
+        """A bundled reasoning format by name (`toolparse.reasoning_formats()`).
+
+        Raises:
+            UnknownDialectError: No such format; the message lists the bundled ones.
+        """
+        return resolve_format(name)
+
+    @classmethod
+    def from_file(cls, path: str | Path, *, name: str | None = None) -> ReasoningFormat:
+        """Load a reasoning format from a grammar file (terminals OPEN, CLOSE and an
+        optional LABEL; see `grammars/reasoning/`): pass it as `reasoning=`.
+
+        Raises:
+            GrammarError: The file cannot be read or used; the message names the file
+                and the terminal.
+        """
+        return load_format(Path(path), name)
+
+    def spelled(self, terminal: str) -> str:
+        """The literal a marker terminal (`OPEN`, `CLOSE`, `LABEL`) is written as;
+        raises ValueError for a pattern that is not one string."""
+        marker = {"OPEN": self.open, "CLOSE": self.close, "LABEL": self.label}.get(terminal)
+        if marker is None or marker.literal is None:
+            raise ValueError(f"{self.name}: {terminal} is not a string literal")
+        return marker.literal
 
 
 def bundled_formats() -> dict[str, Path]:
@@ -115,7 +145,7 @@ def load_format(path: Path, name: str | None = None) -> ReasoningFormat:
         raise GrammarError("not a reasoning grammar: its header must say "
                            "`//! toolparse: reasoning`", path=str(path))
     terminals = terminal_table(path)
-    markers = {key: _marker(key, terminals[key].regexp, path)
+    markers = {key: _marker(key, terminals[key].regexp, terminals[key].literal, path)
                for key in _TERMINALS if key in terminals}
     for key in ("OPEN", "CLOSE"):
         if key not in markers:
@@ -130,7 +160,7 @@ def load_format(path: Path, name: str | None = None) -> ReasoningFormat:
                            markers["CLOSE"], markers.get("LABEL"))
 
 
-def _marker(name: str, pattern: str, path: Path) -> Marker:
+def _marker(name: str, pattern: str, literal: str | None, path: Path) -> Marker:
     """One marker, checked: bounded, not empty, and not the start of a longer match of
     itself (it must end where it ends, whatever the chunking)."""
     span = widths(pattern)
@@ -145,7 +175,7 @@ def _marker(name: str, pattern: str, path: Path) -> Marker:
         raise GrammarError("a match of this marker can go on to a longer match: where a "
                            "chunk ends inside it, it would end there", path=str(path),
                            rule=name)
-    return Marker(name, pattern, dfa, span[1])
+    return Marker(name, pattern, dfa, span[1], literal)
 
 
 def _extends(dfa: DFA) -> bool:

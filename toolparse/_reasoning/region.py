@@ -118,7 +118,7 @@ class Regions:
     """The reasoning formats one parser reads, and the dialect's tool openers that end
     a region (SPEC G3b: Kimi opens its tool section before it closes its thinking)."""
 
-    __slots__ = ("formats", "openers", "_closers", "_labels")
+    __slots__ = ("formats", "openers", "_closers", "_any", "_labels")
 
     def __init__(self, formats: Sequence[ReasoningFormat], enders: Sequence[Marker] = ()
                  ) -> None:
@@ -126,6 +126,9 @@ class Regions:
         self.openers = Markers([f.open for f in self.formats])
         # Per format: its closer first, then the enders.
         self._closers = tuple(Markers([f.close, *enders]) for f in self.formats)
+        # A region the stream started inside (in_reasoning): any format's closer.
+        closes = list({f.close.pattern: f.close for f in self.formats}.values())
+        self._any = Markers([*closes, *enders]), len(closes)
         self._labels = tuple(Markers([f.label]) if f.label is not None else None
                              for f in self.formats)
 
@@ -146,15 +149,16 @@ class Regions:
         return which, end
 
     def closing(self, fmt: int, text: str, pos: int, final: bool) -> tuple[int, int]:
-        """Inside a region of format `fmt`, from `pos`: (where its text ends, where the
+        """Inside a region of format `fmt` (-1: the stream started inside a region, and
+        any format's closer ends it), from `pos`: (where its text ends, where the
         region ends). The region ends after its closer, or before an ender (a tool
         opener: the two offsets are equal), or at the end of the stream; while it goes
         on, the second is WAIT and the first is where the text that may go out ends."""
-        closers = self._closers[fmt]
+        closers, ends_after = (self._closers[fmt], 1) if fmt >= 0 else self._any
         found = closers.first(text, pos, final)
         if found is not None:
             which, start, end = found
-            return start, (end if which == 0 else start)
+            return start, (end if which < ends_after else start)
         if final:
             return len(text), len(text)
         arriving = closers.arriving(text, pos)

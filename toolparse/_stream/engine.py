@@ -75,12 +75,14 @@ from toolparse._events import BlockFailure, Event, Text, ToolCallBlock
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.gates import HEAD
 from toolparse._dialect.lexer import MAX_ATOM, TerminalSpec
+from toolparse._reasoning import Regions
 from toolparse._stream.arriving import DEAD, DECIDE, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.contest import Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
 from toolparse._stream.output import PLAIN_EVENTS, Output, PendingBlock, missed_plain_text
 from toolparse._stream.progress import Call, CallProgress
+from toolparse._stream.reasoning import Thinking
 from toolparse._stream.scan import Opener, Scanner, scan
 from toolparse._stream.skip import ENDED, OPEN, FailedSpan, log_failure
 from toolparse._stream import undecided as undecided_mode
@@ -121,12 +123,15 @@ class Engine:
         "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
         "_run_parts", "_incremental", "_scanner", "_contest", "_streaming",
         "_kept", "_gates", "_gate", "_room", "_closers", "_may_begin", "_closer_char", "_lt_piece",
-        "_lt_room",
+        "_lt_room", "_thinking",
     )
 
     def __init__(self, dialect: Dialect, max_capture: int, policy: CallPolicy | None,
-                 new_id: Callable[[], str], incremental: bool) -> None:
-        """The options as `StreamParser` checked them (`policy`: None without tools)."""
+                 new_id: Callable[[], str], incremental: bool,
+                 regions: Regions | None = None, in_reasoning: bool = False) -> None:
+        """The options as `StreamParser` checked them (`policy`: None without tools;
+        `regions`: the reasoning formats read, None for none; `in_reasoning`: the stream
+        starts inside a region)."""
         self._incremental = incremental
         self._dialect = dialect
         self._grammar = self._dialect._grammars[0]
@@ -140,7 +145,10 @@ class Engine:
         self._max_capture = max_capture
         self._output = Output(max_capture)
         self._md_queue = self._output.md_queue   # the same list: the fast path appends
-        self._mode = Mode.SCAN
+        self._thinking = Thinking(regions) if regions is not None else None
+        """The reasoning region at the start of the stream (SPEC 11), if any format is read."""
+        self._mode = (Mode.SCAN if regions is None else
+                      Mode.REASONING if in_reasoning else Mode.START)
         self._tail = ""
         """Text not decided yet: a token still arriving (see `_arriving`)."""
         self._base = 0
@@ -187,7 +195,7 @@ class Engine:
         # with several characters tests them all with one search (`start_search`, in
         # _feed).
         self._opener_char = self._scanner.opener_char
-        self._plain = self._opener_char
+        self._plain = self._opener_char if self._mode is Mode.SCAN else ""
         """The one character the fast path tests, while it applies (SCAN, nothing
         arriving, nothing held; `_quiet()` says the same for any dialect); else "",
         which is in every chunk, so that one `in` test says both."""
@@ -614,7 +622,9 @@ class Engine:
         base = self._base
         while True:
             mode = self._mode
-            if mode is Mode.CAPTURE:
+            if mode is Mode.START or mode is Mode.REASONING:
+                pos, waiting = self._think(mode, text, pos, final)
+            elif mode is Mode.CAPTURE:
                 pos, waiting = self._lex(text, pos, base, final)
             elif mode is Mode.SKIP:
                 pos, waiting = self._skip(text, pos, base, final)
@@ -636,6 +646,17 @@ class Engine:
         self._tail = text[pos:]
         self._base = base + pos
         return None
+
+    def _think(self, mode: Mode, text: str, pos: int, final: bool) -> tuple[int, bool]:
+        """START or REASONING (`reasoning.py`): the region at the start of the stream."""
+        thinking = self._thinking
+        if thinking is None:  # the mode table guarantees it in these modes
+            raise AssertionError("a reasoning mode without reasoning formats")
+        step = thinking.start if mode is Mode.START else thinking.read
+        pos, waiting, move = step(self._output, text, pos, final)
+        if move is not None:
+            self._mode = next_mode(mode, move)
+        return pos, waiting
 
     def _open(self, opener: Opener, text: str, base: int) -> int:
         """Open a capture at the opener; returns where scanning goes on. An opening tag

@@ -1,5 +1,9 @@
 """The stream engine's modes and the moves between them: every change of mode is here.
 
+    START     the stream's first characters, while a reasoning region may open there
+              (see `reasoning`)
+    REASONING inside a reasoning region: its text is the model's thinking, never a call
+              (see `reasoning`)
     SCAN      outside any block; the text is Markdown (see `scan`)
     CHOOSING  `dialect="auto"`: a block-start tag that several grammars open; each reads
               on until one is chosen (see `contest`)
@@ -25,6 +29,8 @@ __all__ = ["IllegalMove", "Mode", "Move", "TRANSITIONS", "next_mode"]
 
 
 class Mode(enum.Enum):
+    START = "start"
+    REASONING = "reasoning"
     SCAN = "scan"
     CHOOSING = "choosing"
     CAPTURE = "capture"
@@ -34,6 +40,9 @@ class Mode(enum.Enum):
 
 
 class Move(enum.Enum):
+    REGION_OPENS = "a reasoning region opens at the start of the stream"
+    NO_REGION = "the stream starts with no reasoning region"
+    REGION_ENDS = "the reasoning region ended"
     OPEN = "a block-start tag outside code opens a capture"
     CONTEST = "a block-start tag outside code opens a capture in several grammars"
     CHOSEN = "one grammar's capture is chosen"
@@ -48,6 +57,9 @@ class Move(enum.Enum):
 
 
 TRANSITIONS: Final[dict[tuple[Mode, Move], Mode]] = {
+    (Mode.START, Move.REGION_OPENS): Mode.REASONING,
+    (Mode.START, Move.NO_REGION): Mode.SCAN,
+    (Mode.REASONING, Move.REGION_ENDS): Mode.SCAN,
     (Mode.SCAN, Move.OPEN): Mode.CAPTURE,
     (Mode.SCAN, Move.CONTEST): Mode.CHOOSING,
     (Mode.CHOOSING, Move.CHOSEN): Mode.CAPTURE,

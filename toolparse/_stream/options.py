@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from toolparse._dialect import Dialect
 from toolparse._errors import ConfigError, ConfigTypeError
+from toolparse._reasoning import ReasoningFormat, Regions, reasoning_formats, resolve_format
 
-__all__ = ["check_max_capture", "checked_ids"]
+__all__ = ["check_max_capture", "checked_ids", "regions_for"]
 
 def check_max_capture(max_capture: object) -> None:
     if isinstance(max_capture, bool) or not isinstance(max_capture, int):
@@ -24,3 +26,30 @@ def checked_ids(factory: Callable[[], str]) -> Callable[[], str]:
             raise ConfigTypeError(f"id_factory returned {type(value).__name__}, not a str")
         return value
     return new_id
+
+
+def regions_for(dialect: Dialect, reasoning: object, in_reasoning: object) -> Regions | None:
+    """The reasoning formats a parser reads (SPEC 11): `"auto"`, the dialect's default
+    (every bundled format under `dialect="auto"`), a bundled format's name, a
+    `ReasoningFormat`, or None for none; with the dialect's tool openers that end a
+    region. None when no format is read."""
+    if not isinstance(in_reasoning, bool):
+        raise ConfigTypeError(
+            f"in_reasoning must be True or False, not {type(in_reasoning).__name__}")
+    if reasoning == "auto":
+        reasoning = dialect.reasoning
+    if reasoning is None:
+        if in_reasoning:
+            raise ConfigError("in_reasoning=True needs a reasoning format: the dialect "
+                              f"{dialect.name!r} has none by default; name one with reasoning=")
+        return None
+    if reasoning == "auto":   # dialect="auto": every bundled format
+        formats = [resolve_format(name) for name in reasoning_formats()]
+    elif isinstance(reasoning, ReasoningFormat):
+        formats = [reasoning]
+    elif isinstance(reasoning, str):
+        formats = [resolve_format(reasoning)]
+    else:
+        raise ConfigTypeError(f"reasoning must be a reasoning format's name, 'auto' or None, "
+                              f"not {type(reasoning).__name__}")
+    return Regions(formats, dialect._reasoning_enders())

@@ -27,6 +27,7 @@ from toolparse._events import (
     BlockFailure,
     CallsAborted,
     CallStarted,
+    Reasoning,
     StreamEvent,
     Text,
     ToolCallBlock,
@@ -131,8 +132,9 @@ class HeldBlock:
         return [event.text if isinstance(event, Text) else event.raw]
 
 
-Item = str | Text | ToolCallBlock | ProgressEvent
-"""What the output queue holds: text pieces, failed text, blocks, incremental events."""
+Item = str | Text | ToolCallBlock | Reasoning | ProgressEvent
+"""What the output queue holds: text pieces, failed text, blocks, reasoning pieces,
+incremental events."""
 
 
 class Output:
@@ -188,6 +190,11 @@ class Output:
             return
         self._emit(piece if failure is None else make_text(piece, failure))
         self._resolve(self.md.feed(piece))
+
+    def reasoning(self, text: str, raw: str) -> None:
+        """Give out a piece of a reasoning region (SPEC 11): never Markdown, so the
+        tracker never sees it."""
+        self._emit(Reasoning(text, raw))
 
     def block(self, event: ToolCallBlock | PendingBlock, ticket: int,
               prelude: list[ProgressEvent] | None = None) -> None:
@@ -268,6 +275,8 @@ class Output:
             last = events[-1] if events else None
             if isinstance(item, (Started, Delta, Aborted)):
                 events.append(self._public(item))
+            elif isinstance(item, Reasoning) and isinstance(last, Reasoning):
+                events[-1] = Reasoning(last.text + item.text, last.raw + item.raw)
             elif (isinstance(item, Text) and isinstance(last, Text)
                     and last.failure is not None and last.failure == item.failure):
                 events[-1] = make_text(last.text + item.text, item.failure)

@@ -19,7 +19,7 @@ from toolparse._dialect import Dialect, resolve_dialect
 from toolparse._errors import ConfigTypeError, ParserCopyError
 from toolparse._events import Event, new_call_id
 from toolparse._stream.engine import Engine
-from toolparse._stream.options import check_max_capture, checked_ids
+from toolparse._stream.options import check_max_capture, checked_ids, regions_for
 
 __all__ = ["StreamParser", "DEFAULT_MAX_CAPTURE"]
 
@@ -58,6 +58,14 @@ class StreamParser:
             arguments JSON, `CallsAborted` when its block fails. The `Text` and
             `ToolCallBlock` events stay exactly the same. With it, an id is drawn from
             `id_factory` when a call starts.
+        reasoning: The reasoning format (SPEC 11): `"auto"` (the default) reads the
+            dialect's own (`Dialect.reasoning`; every bundled format under
+            `dialect="auto"`), a name picks a bundled one (`toolparse.reasoning_formats()`),
+            None reads no regions. A region opens only at the start of the stream, after
+            optional whitespace; its text comes out as `Reasoning` events, and nothing
+            inside it is a call (SPEC G3b).
+        in_reasoning: The stream starts inside a region, with no opener: the prompt
+            opened it (the DeepSeek-R1, Qwen3-Thinking and MiniMax-M2 templates do).
 
     Raises:
         UnknownDialectError: `dialect` is not a bundled name or a `Dialect`.
@@ -76,7 +84,8 @@ class StreamParser:
                  tools: ToolDefinitions | None = None, model: str | None = None,
                  repair: RepairOption | None = None,
                  id_factory: Callable[[], str] | None = None,
-                 incremental: bool = False) -> None:
+                 incremental: bool = False, reasoning: str | None = "auto",
+                 in_reasoning: bool = False) -> None:
         check_max_capture(max_capture)
         if id_factory is not None and not callable(id_factory):
             raise ConfigTypeError(
@@ -84,9 +93,11 @@ class StreamParser:
         if not isinstance(incremental, bool):
             raise ConfigTypeError(
                 f"incremental must be True or False, not {type(incremental).__name__}")
-        engine = Engine(resolve_dialect(dialect), max_capture, make_policy(tools, model, repair),
+        resolved = resolve_dialect(dialect)
+        engine = Engine(resolved, max_capture, make_policy(tools, model, repair),
                         checked_ids(id_factory) if id_factory is not None else new_call_id,
-                        incremental)
+                        incremental, regions_for(resolved, reasoning, in_reasoning),
+                        in_reasoning)
         self._engine = engine
         self.feed = engine.feed  # type: ignore[method-assign]
         self.close = engine.close  # type: ignore[method-assign]

@@ -15,7 +15,7 @@ from toolparse._calls import RepairOption, ToolDefinitions
 from toolparse._collector import collector_paused
 from toolparse._dialect import Dialect
 from toolparse._errors import ChunkTypeError
-from toolparse._events import Event, ParseResult, Text
+from toolparse._events import Event, ParseResult, Reasoning, Text
 from toolparse._stream.output import make_text
 from toolparse._stream.parser import DEFAULT_MAX_CAPTURE, StreamParser
 
@@ -26,7 +26,8 @@ __all__ = ["parse"]
 def parse(text: str, dialect: str | Dialect = "deepseek", *,
           max_capture: int = DEFAULT_MAX_CAPTURE, tools: ToolDefinitions | None = None,
           model: str | None = None, repair: RepairOption | None = None,
-          id_factory: Callable[[], str] | None = None) -> ParseResult:
+          id_factory: Callable[[], str] | None = None, reasoning: str | None = "auto",
+          in_reasoning: bool = False) -> ParseResult:
     """Parse a whole text at once: the same events as streaming it (SPEC G2).
 
     Python's cyclic garbage collector is paused while it runs (the engine makes no
@@ -41,10 +42,14 @@ def parse(text: str, dialect: str | Dialect = "deepseek", *,
         model: The model route, for the repair rules that depend on it.
         repair: A `RepairConfig` or a mapping of its fields.
         id_factory: A function returning each call's id (default: random ids).
+        reasoning: The reasoning format (SPEC 11; see `StreamParser`): `"auto"`, a
+            bundled format's name, or None.
+        in_reasoning: The text starts inside a reasoning region (the prompt opened it).
 
     Returns:
         A `ParseResult`: the events, the calls (`accepted_calls` for those a gateway
-        may run), the failures, and the text without the recognised blocks.
+        may run), the failures, the content (`text`: without the recognised blocks and
+        reasoning regions) and the reasoning (`reasoning`).
 
     Raises:
         ChunkTypeError: `text` is not a `str`.
@@ -61,13 +66,16 @@ def parse(text: str, dialect: str | Dialect = "deepseek", *,
     if not isinstance(text, str):
         raise ChunkTypeError(f"parse() takes a str, not {type(text).__name__}")
     parser = StreamParser(dialect, max_capture=max_capture, tools=tools, model=model,
-                          repair=repair, id_factory=id_factory)
+                          repair=repair, id_factory=id_factory, reasoning=reasoning,
+                          in_reasoning=in_reasoning)
     events = parser.feed(text) + parser.close()
     merged: list[Event] = []
     for event in events:
         last = merged[-1] if merged else None
         if isinstance(event, Text) and isinstance(last, Text) and last.failure == event.failure:
-            merged[-1] = make_text(last.text + event.text, event.failure)
+            merged[-1] = make_text(last.text + event.text, event.failure, last.raw + event.raw)
+        elif isinstance(event, Reasoning) and isinstance(last, Reasoning):
+            merged[-1] = Reasoning(last.text + event.text, last.raw + event.raw)
         else:
             merged.append(event)
     return ParseResult(events=tuple(merged), saw_tool_syntax=parser.saw_tool_syntax,
