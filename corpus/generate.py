@@ -74,6 +74,16 @@ class Failed:
 
 
 @dataclass(frozen=True)
+class Thinking:
+    """A reasoning region (SPEC 11): `raw` with its markers, `text` without. Not
+    Markdown: the check against markdown-it-py leaves it out, and the answer after it
+    is a fresh document."""
+
+    text: str
+    raw: str
+
+
+@dataclass(frozen=True)
 class Code:
     """Text whose tag openings a CommonMark renderer places inside code."""
 
@@ -124,7 +134,7 @@ class Block:
     calls: tuple[Call, ...]
 
 
-Segment = Prose | Code | Failed | Block
+Segment = Prose | Code | Failed | Block | Thinking
 
 
 # ---- parameters ----------------------------------------------------------------------------
@@ -252,10 +262,13 @@ class Case:
     status: dict[int, str] = field(default_factory=dict)
     """Expected status per call index (document order), for cases with tools."""
     dialect: str = "deepseek"
+    reasoning: str | None = "auto"
+    in_reasoning: bool = False
 
     @property
     def text(self) -> str:
-        return "".join(s.raw if isinstance(s, Block) else s.text for s in self.segments)
+        return "".join(s.raw if isinstance(s, (Block, Thinking)) else s.text
+                       for s in self.segments)
 
     def expected(self) -> list[dict[str, Any]]:
         records: list[dict[str, Any]] = []
@@ -263,8 +276,10 @@ class Case:
         offset = 0
         for segment in self.segments:
             start = offset
-            offset += len(segment.raw if isinstance(segment, Block) else segment.text)
-            if isinstance(segment, Failed):
+            offset += len(segment.raw if isinstance(segment, (Block, Thinking)) else segment.text)
+            if isinstance(segment, Thinking):
+                records.append({"reasoning": segment.text, "raw": segment.raw})
+            elif isinstance(segment, Failed):
                 records.append({"text": segment.text, "failure": segment.reason,
                                 "at": start + segment.offset()})
             elif isinstance(segment, Block):
@@ -289,11 +304,13 @@ CASES: list[Case] = []
 
 def case(group: str, name: str, description: str, *segments: Segment | str,
          tools: list[Any] | None = None, status: dict[int, str] | None = None,
-         dialect: str = "deepseek") -> None:
+         dialect: str = "deepseek", reasoning: str | None = "auto",
+         in_reasoning: bool = False) -> None:
     """Define a case; a bare string segment is Prose."""
     CASES.append(Case(group, name, description,
                       [Prose(s) if isinstance(s, str) else s for s in segments],
-                      tools=tools, status=status or {}, dialect=dialect))
+                      tools=tools, status=status or {}, dialect=dialect, reasoning=reasoning,
+                      in_reasoning=in_reasoning))
 
 
 def crlf(*segments: Segment | str) -> list[Segment]:
@@ -372,6 +389,8 @@ def commonmark_disagreements(c: Case) -> list[str]:
             pieces.append(_mark(s.text, stand_in, found))
             assert found, f"{c.group}/{c.name}: a Code segment without a tag"
             in_code += found
+        elif isinstance(s, Thinking):
+            assert not pieces, "a reasoning region opens only at the start (SPEC 11)"
         elif isinstance(s, Block):
             first_line = re.split(r"\r\n|\r|\n", s.raw, maxsplit=1)[0]
             found = []
@@ -424,7 +443,11 @@ def write(cases: Sequence[Case], out: Path) -> None:
         Path(f"{stem}.txt").write_bytes(c.text.encode("utf-8"))
         expected = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in c.expected())
         Path(f"{stem}.expected.jsonl").write_bytes(expected.encode("utf-8"))
-        meta = {"dialect": c.dialect, "description": c.description}
+        meta: dict[str, Any] = {"dialect": c.dialect, "description": c.description}
+        if c.reasoning != "auto":
+            meta["reasoning"] = c.reasoning
+        if c.in_reasoning:
+            meta["in_reasoning"] = True
         Path(f"{stem}.meta.json").write_bytes(
             (json.dumps(meta, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
         if c.tools is not None:
@@ -456,7 +479,7 @@ def define_cases() -> None:
     for define in (prose, canonical, dsml_cases, multiple, missing_wrapper, fences,
                    inline_code, stray_backticks, malformed, failures, values, unicode,
                    adversarial, schemas, realistic, realistic_dialects, qwen3_coder,
-                   minimax_m2, anthropic, glm45, hermes, kimi_k2, auto):
+                   minimax_m2, anthropic, glm45, hermes, kimi_k2, auto, reasoning):
         define()
 
 
@@ -1888,6 +1911,82 @@ def auto() -> None:
                              "truncated"), dialect=d)
 
 
+# ---- reasoning regions (SPEC 11, G3b) ----------------------------------------------------------
+#
+# Every dialect with a default reasoning format, and every bundled format: a call quoted
+# while the model thinks is reasoning, never a call; the real call after the region is one.
+# The markers are read from the grammar files, through toolparse, never spelled here.
+
+def _markers(fmt: str) -> tuple[str, str]:
+    import toolparse
+
+    spelled = toolparse.ReasoningFormat.bundled(fmt)
+    return spelled.spelled("OPEN"), spelled.spelled("CLOSE")
+
+
+def _thinking(fmt: str, body: str, *, opened: bool = True, closed: bool = True) -> Thinking:
+    opener, closer = _markers(fmt)
+    return Thinking(body, (opener if opened else "") + body + (closer if closed else ""))
+
+
+def _real_block(dialect: str, call: Call) -> Block:
+    if dialect == "deepseek":
+        return block(call)
+    (real,) = [b for b in dialect_blocks(dialect, (call,)) if isinstance(b, Block)]
+    return real
+
+
+REASONING_DIALECTS = ("deepseek", "qwen3_coder", "minimax_m2", "glm45", "hermes", "kimi_k2")
+
+
+def reasoning() -> None:
+    g = "reasoning"
+    shell = Call("run_shell", (text("command", "rm -rf build"),))
+    for d in REASONING_DIALECTS:
+        # Kimi's section opener ends a region (SPEC G3b): the model quotes a call alone.
+        quoted = (kimi_calls(("run_shell", '{"command": "rm -rf build"}', {}), section=False).raw
+                  if d == "kimi_k2" else _real_block(d, shell).raw)
+        real = _real_block(d, WEATHER)
+        case(g, f"{d}-quoted-call-then-real-call",
+             "A call quoted while thinking is reasoning, never a call (SPEC G3b); the real "
+             "call after the region is one",
+             _thinking("think", f"The format is {quoted}, but first I should ask.\n"),
+             "\n\nI'll check the weather.\n", real, "\n", dialect=d)
+        case(g, f"{d}-in-reasoning", "The prompt opened the region (in_reasoning): the "
+             "stream starts inside it, with no opener",
+             _thinking("think", f"Plan: {quoted}\n", opened=False), "\nChecking.\n", real,
+             "\n", dialect=d, in_reasoning=True)
+        case(g, f"{d}-never-closed", "A region that never closes is reasoning to the end, "
+             "not a failure: nothing in it runs",
+             _thinking("think", f"Maybe {quoted} or", closed=False), dialect=d)
+    opener, closer = _markers("think")
+    case(g, "mid-answer-marker", "A marker anywhere but the start is text: the call after "
+         "it is a call", f"Wrap your thoughts in {opener} and {closer} tags.\n\n",
+         block(WEATHER), "\n")
+    case(g, "stray-closer", "A closer with no opener is text, unless the stream started "
+         "inside a region", f"Done thinking{closer} here it is.\n", block(WEATHER), "\n")
+    case(g, "fence-in-thinking", "A fence opened while thinking opens no code after the "
+         "region: the answer is a fresh Markdown document",
+         _thinking("think", "```python\nprint('unclosed')\n"), "\n", block(WEATHER), "\n")
+    case(g, "nested-openers", "Nested openers: the first closer ends the region",
+         _thinking("think", f"a {opener} b"), f" c{closer}\n", block(WEATHER), "\n")
+    case(g, "whitespace-before-opener", "Whitespace before the opener belongs to the "
+         "region's markers", Thinking("x", f" \n{opener}x{closer}"), "\n", block(WEATHER), "\n")
+    section = kimi_calls(("get_weather", '{"city": "Berlin"}', {"city": "Berlin"}))
+    case(g, "kimi-section-inside-thinking", "Kimi-K2.5 opens its tool section before it "
+         "closes its thinking: the section ends the region and is a call (SPEC G3b)",
+         _thinking("think", "I will call it.", closed=False), section, "\n",
+         dialect="kimi_k2")
+    for fmt in ("seed_think", "mistral_think", "mm_think", "kimi_think", "command",
+                "apertus", "gemma4"):
+        quoted = block(SHELL).raw
+        case(g, f"format-{fmt}", f"The {fmt} format's region: a quoted call is reasoning, "
+             "the real call after it runs",
+             _thinking(fmt, f"Let me not run {quoted} yet.\n"), "\n", block(WEATHER), "\n",
+             reasoning=fmt)
+
+
 if __name__ == "__main__":
     sys.exit(main())
+
 
