@@ -40,7 +40,7 @@ def _clean(text: str, dialect: str) -> bool:
     reach into the next answer (no backticks, tildes or indentation)."""
     result = toolparse.parse(text, dialect)
     prose = "\n".join(event.text for event in result.events if isinstance(event, Text))
-    return (bool(result.calls) and not result.failures
+    return (bool(result.calls) and not result.failures and not result.reasoning
             and not any(mark in "\n" + prose for mark in ("`", "~", "\n ", "\n\t")))
 
 
@@ -54,11 +54,16 @@ def test_auto_reads_a_case_as_its_dialect_unless_another_grammar_opens_a_block_t
         case: corpus.Case) -> None:
     # Where no other grammar finds a block start, auto must read exactly as the case's
     # own dialect does, under every chunking the corpus uses.
-    whole = events([case.text], "auto", tools=case.tools)
+    # (A case that names its reasoning format is read with it by both; under auto the
+    # dialect's default format is every bundled one, SPEC 11.)
+    options = {"tools": case.tools, "in_reasoning": case.in_reasoning,
+               "reasoning": case.reasoning if case.reasoning != "auto" else
+               toolparse.Dialect.bundled(case.dialect).reasoning if case.in_reasoning else "auto"}
+    whole = events([case.text], "auto", **options)
     for label, chunks in corpus.chunkings(case):
-        assert events(chunks, "auto", tools=case.tools) == whole, label
+        assert events(chunks, "auto", **options) == whole, label
     if starts(case.text, "auto") == starts(case.text, case.dialect):
-        assert whole == events([case.text], case.dialect, tools=case.tools)
+        assert whole == events([case.text], case.dialect, **options)
 
 
 def test_clean_answers_cover_every_dialect_that_shares_a_tag() -> None:
