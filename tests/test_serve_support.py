@@ -34,6 +34,9 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from toolparse._serve import ServeConfig, create_app
+from toolparse._serve.server import uvicorn_settings
+
 CHUNK = 5
 
 
@@ -169,13 +172,15 @@ class Running:
 
 
 @contextlib.contextmanager
-def running(app: ASGIApp) -> Iterator[Running]:
-    """Serve `app` on 127.0.0.1 at an ephemeral port until the block ends."""
+def running(app: ASGIApp, **settings: Any) -> Iterator[Running]:
+    """Serve `app` on 127.0.0.1 at an ephemeral port until the block ends, with
+    uvicorn's defaults or `settings`."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=2)
+    options: dict[str, Any] = {"log_level": "warning", "access_log": False, "lifespan": "on",
+                               **settings}
+    config = uvicorn.Config(app, timeout_graceful_shutdown=2, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -186,6 +191,12 @@ def running(app: ASGIApp) -> Iterator[Running]:
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+def running_proxy(config: ServeConfig) -> contextlib.AbstractContextManager[Running]:
+    """The proxy for `config`, served as `toolparse serve` serves it (its protocol, with
+    the client time-outs, and its other uvicorn settings)."""
+    return running(create_app(config), **uvicorn_settings("warning"))
 
 
 def wait_until(condition: Callable[[], bool], what: str, seconds: float = 10.0) -> None:
