@@ -21,7 +21,7 @@ import openai
 import pytest
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
-from toolparse._serve import ServeConfig, create_app
+from toolparse._serve import ServeConfig
 from test_openai_support import TOOLS, call_text, expected_view
 from test_serve_support import (
     Running,
@@ -471,10 +471,12 @@ def test_worker_settings_go_through_the_environment(monkeypatch: pytest.MonkeyPa
     grammar.write_text((REPO / "grammars" / "glm45.lark").read_text(encoding="utf-8"))
     for dialect, sent in ((Dialect.from_file(grammar), ("mine", str(grammar))),
                           (Dialect.bundled("hermes"), ("hermes", None)), ("auto", ("auto", None))):
-        config = ServeConfig(upstream="http://127.0.0.1:9/v1", dialect=dialect, timeout=3.0)
+        config = ServeConfig(upstream="http://127.0.0.1:9/v1", dialect=dialect, timeout=3.0,
+                             header_timeout=4.0, body_timeout=5.0)
         settings = json.loads(server.encode_config(config, "warning"))
         assert (settings["dialect"], settings["grammar"]) == sent
         assert settings["timeout"] == 3.0 and settings["log_level"] == "warning"
+        assert (settings["header_timeout"], settings["body_timeout"]) == (4.0, 5.0)
         monkeypatch.setenv(server.CONFIG_VARIABLE, server.encode_config(config, "warning"))
         assert callable(server.app_from_environment())
 

@@ -16,7 +16,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from toolparse._cli.common import UsageError, positive_int
+from toolparse._cli.common import MAX_PROCESSES, UsageError, positive_int, processes
+from toolparse._errors import SchemaError
 from toolparse._scan import pool
 from toolparse._scan.arrow import ParquetSink, require_pyarrow
 from toolparse._scan.fields import AUTO
@@ -54,8 +55,9 @@ def add_parser(commands: Any) -> None:
     dialect.add_argument("--grammar", metavar="PATH", help="a grammar file, such as an edited copy")
     scan.add_argument("--tools", metavar="FILE",
                       help="a JSON list of OpenAI-style tool definitions to check calls against")
-    scan.add_argument("--jobs", type=positive_int, default=_cores(), metavar="N",
-                      help=f"worker processes (default: every core, here {_cores()})")
+    scan.add_argument("--jobs", type=processes, default=_cores(), metavar="N",
+                      help=f"worker processes, 1 to {MAX_PROCESSES} (default: every core, "
+                           f"here {_cores()})")
     scan.add_argument("--format", choices=("jsonl", "parquet"),
                       help="output format (default: parquet when OUT ends in .parquet, else jsonl)")
     scan.add_argument("-o", "--output", metavar="OUT", default="-",
@@ -69,16 +71,21 @@ def add_parser(commands: Any) -> None:
 
 
 def _cores() -> int:
+    """The cores this process may use (at most `MAX_PROCESSES`)."""
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:      # not on Linux
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    return min(cores, MAX_PROCESSES)
 
 
 def run(args: argparse.Namespace) -> int:
     check_not_an_input(args.output, args.inputs)   # before anything is opened
     options = _options(args)
-    Scanner(options)               # bad options fail here, before any worker starts
+    try:
+        Scanner(options)           # bad options fail here, before any worker starts
+    except SchemaError as error:
+        raise UsageError(f"{args.tools}: {error}") from None
     output_format = _output_format(args)
     inputs = open_inputs(args.inputs)
     if sum(source.path is None for source in inputs) > 1:
