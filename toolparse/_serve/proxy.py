@@ -15,7 +15,7 @@ import httpx2
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from toolparse._serve.sse import dumps
+from toolparse._serve.codec import dumps
 
 __all__ = ["ProxyError", "body_of", "error_response", "path_under_v1", "read_body",
            "request_headers", "response_headers", "upstream_failure", "upstream_request"]
