@@ -7,13 +7,22 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
 import pytest
 
 from toolparse._serve import ServeConfig
-from test_serve_support import Running, UpstreamLog, fake_upstream, running, running_proxy
+from test_serve_support import (
+    Running,
+    UpstreamLog,
+    fake_upstream,
+    running,
+    running_proxy,
+    wait_until,
+)
 
 HEADER_TIMEOUT = 1.0
 BODY_TIMEOUT = 1.0
@@ -155,3 +164,41 @@ def test_a_slow_upstream_is_not_the_clients_fault(proxy: Running) -> None:
         received = until_closed(sock)
     assert received.startswith(b"HTTP/1.1 200"), received[:200]
 
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_the_command_times_clients_in_every_worker(upstream: tuple[Running, UpstreamLog],
+                                                   workers: str) -> None:
+    # `toolparse serve` itself: the flag reaches uvicorn's protocol in each process.
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolparse", "serve", "--upstream", upstream[0].url + "/v1",
+         "--port", str(port), "--workers", workers, "--header-timeout", "0.5",
+         "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_until(lambda: _healthy(port), what="toolparse serve to answer", seconds=60)
+        for _ in range(4):       # with two workers, most likely both take one
+            with socket.create_connection(("127.0.0.1", port), timeout=BOUND) as sock:
+                sock.settimeout(BOUND)
+                sock.sendall(CHAT)
+                error = timeout_answer(until_closed(sock))
+            assert "within 0.5 s (the server's --header-timeout)" in error["message"]
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=30)
+    assert b"Traceback" not in stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            return sock.recv(64).startswith(b"HTTP/1.1 200")
+    except OSError:
+        return False
