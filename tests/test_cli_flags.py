@@ -115,17 +115,17 @@ def test_a_huge_job_count_exits_2_without_a_traceback(files: dict[str, str]) -> 
 
 
 def deep_tools(path: Path, levels: int) -> Path:
-    """A tools file whose schema nests `levels` objects (twice as deep as JSON)."""
-    schema = '{"type": "string"}'
-    for _ in range(levels):
-        schema = '{"type": "object", "properties": {"a": ' + schema + "}}"
+    """A tools file whose schema nests `levels` objects (twice as deep as JSON; 100,000
+    levels is past the decoder's reach whatever the recursion limit)."""
+    schema = ('{"type": "object", "properties": {"a": ' * levels + '{"type": "string"}'
+              + "}}" * levels)
     path.write_text('[{"type": "function", "function": {"name": "deep", "parameters": '
                     + schema + "}}]", encoding="utf-8")
     return path
 
 
 @pytest.mark.parametrize("command", ["parse", "scan"])
-@pytest.mark.parametrize("levels", [1000, 100])
+@pytest.mark.parametrize("levels", [100_000, 100])
 def test_a_deep_tools_file_is_bad_use_in_one_line(capsys: pytest.CaptureFixture[str],
                                                    files: dict[str, str], tmp_path: Path,
                                                    command: str, levels: int) -> None:

@@ -32,7 +32,9 @@ def nested(levels: int) -> Any:
 
 
 def test_text_past_the_decoders_depth_is_a_value_error_never_a_recursion_error() -> None:
-    for text in (DEEP, b'{"a": ' * 5000 + b"1" + b"}" * 5000, b'"\\ud83d", ' + DEEP):
+    # 100,000 levels: past the standard module's reach even where something (mypy, run
+    # in-process by another test) has raised the recursion limit.
+    for text in (DEEP, b'{"a": ' * 100_000 + b"1" + b"}" * 100_000, b'"\\ud83d", ' + DEEP):
         with pytest.raises(TooDeep):
             loads(b"[" + text + b"]" if text.startswith(b'"') else text)
     assert issubclass(TooDeep, ValueError)
@@ -222,3 +224,24 @@ def test_an_event_read_in_many_pieces_is_one_block() -> None:
     blocks = [block for k in range(0, len(data), 4096) for block in decoder.feed(data[k:k + 4096])]
     assert blocks == [b"data: " + b"x" * (3 << 20)]
     assert decoder.close() == [b"data: tail"]
+
+
+def test_the_depth_limit_holds_whatever_the_recursion_limit() -> None:
+    # Text orjson refuses for another reason (a lone surrogate) goes to the standard
+    # module, which reads as deep as the interpreter allows: the limit is checked on
+    # what it gives, so a raised recursion limit (mypy raises it to 16,384) changes
+    # nothing.
+    import sys
+
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)
+    try:
+        for depth, deep_ok in ((MAX_DEPTH, True), (MAX_DEPTH + 1, False), (3000, False)):
+            text = b"[" * (depth - 1) + b'["\\ud83d"]' + b"]" * (depth - 1)
+            if deep_ok:
+                assert dumps(loads(text)) == text
+            else:
+                with pytest.raises(TooDeep):
+                    loads(text)
+    finally:
+        sys.setrecursionlimit(before)

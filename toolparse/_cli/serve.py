@@ -57,7 +57,8 @@ def add_parser(commands: Any) -> None:
     serve.add_argument("--header-timeout", type=seconds, default=DEFAULT_HEADER_TIMEOUT,
                        metavar="SECONDS",
                        help="a client must send a request's headers within this time, else "
-                            f"408 and the connection is closed (default {DEFAULT_HEADER_TIMEOUT:g})")
+                            "408 and the connection is closed "
+                            f"(default {DEFAULT_HEADER_TIMEOUT:g})")
     serve.add_argument("--body-timeout", type=seconds, default=DEFAULT_BODY_TIMEOUT,
                        metavar="SECONDS",
                        help="the longest pause while a client sends a request's body, else "

@@ -34,8 +34,8 @@ import orjson
 __all__ = ["MAX_DEPTH", "TooDeep", "dumps", "loads"]
 
 MAX_DEPTH: Final = 1024
-"""The deepest nesting `loads` reads (orjson's limit; the standard module's, used for
-what orjson refuses, is the interpreter's recursion limit, about 1,000)."""
+"""The deepest nesting `loads` reads: orjson's limit, and checked on what the standard
+module reads (which may stop sooner, at the interpreter's recursion limit)."""
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
@@ -49,12 +49,31 @@ def loads(data: bytes | str) -> Any:
     subclass `TooDeep` for text nested deeper than `MAX_DEPTH`."""
     try:
         return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        pass
+    except orjson.JSONDecodeError as error:
+        if "depth limit" in error.msg:     # no need to recurse that deep again
+            raise TooDeep(f"nested deeper than {MAX_DEPTH} levels") from None
     try:
-        return json.loads(data)
+        value = json.loads(data)
     except RecursionError:
         raise TooDeep(f"nested deeper than {MAX_DEPTH} levels") from None
+    if _deeper_than(value, MAX_DEPTH):       # the same limit, whatever the recursion limit
+        raise TooDeep(f"nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether `value` nests more than `limit` arrays and objects (iterative)."""
+    if not isinstance(value, (dict, list)):
+        return False
+    stack: list[tuple[dict[str, Any] | list[Any], int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, (dict, list)))
+    return False
 
 
 def dumps(value: Any) -> bytes:

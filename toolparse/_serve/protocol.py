@@ -24,8 +24,8 @@ timed once the request is whole.
 
 The time-outs come from the app, through the ASGI lifespan state (`CLIENT_TIMEOUTS`:
 `create_app` puts the `ServeConfig`'s there, so each worker process of `--workers N`
-gets them with the rest of its settings); an app that puts none gets the defaults. One timer per connection at a time; each
-body read only moves its deadline.
+gets them with the rest of its settings); an app that puts none gets the defaults.
+One timer per connection at a time; each body read only moves its deadline.
 """
 
 from __future__ import annotations
@@ -131,7 +131,8 @@ class TimedHttpProtocol(HttpToolsProtocol):
         body = json.dumps({"error": {"message": message, "type": "invalid_request_error",
                                      "param": None, "code": "request_timeout"}}).encode()
         head = [b"HTTP/1.1 408 Request Timeout\r\n"]
-        head += [name + b": " + value + b"\r\n" for name, value in self.server_state.default_headers]
+        head += [name + b": " + value + b"\r\n"
+                 for name, value in self.server_state.default_headers]
         head += [b"content-type: application/json\r\n",
                  b"content-length: %d\r\n" % len(body), b"connection: close\r\n\r\n"]
         return b"".join(head) + body

@@ -338,9 +338,10 @@ def _stopped(last: Any) -> bytes:
     """A `stop` for each choice of the chunk `last`, and [DONE]: the end of a stream
     whose rewriter failed twice."""
     if isinstance(last, dict) and isinstance(last.get("choices"), list):
-        choices: list[dict[str, Any]] = [{"index": choice.get("index", 0) if isinstance(choice, dict) else 0,
-                    "delta": {}, "finish_reason": "stop", "logprobs": None}
-                   for choice in last["choices"]]
+        choices: list[dict[str, Any]] = [
+            {"index": choice.get("index", 0) if isinstance(choice, dict) else 0,
+             "delta": {}, "finish_reason": "stop", "logprobs": None}
+            for choice in last["choices"]]
         envelope = {key: last[key] for key in _ENVELOPE if key in last}
         try:
             return b"data: " + dumps({**envelope, "choices": choices}) + b"\n\n" + DONE
