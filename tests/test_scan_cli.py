@@ -153,7 +153,7 @@ def test_bad_lines_are_error_records_and_the_scan_goes_on(capsys, tmp_path: Path
     (["{archive}", "--tools", "{archive}"], "is not JSON"),
     (["{archive}", "--tools", "{bad_tools}"], "tool #0"),
     (["{dir}"], "cannot read {dir}: is a directory"),
-    (["{archive}", "--jobs", "0"], "must be at least 1"),
+    (["{archive}", "--jobs", "0"], "must be from 1 to 256"),
     (["-", "-"], "only once"),
 ], ids=["missing-input", "field", "dialect", "parquet-to-stdout", "tools-missing",
         "tools-not-json", "tools-bad-schema", "directory", "jobs", "stdin-twice"])

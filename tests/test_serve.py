@@ -21,9 +21,16 @@ import openai
 import pytest
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
-from toolparse._serve import ServeConfig, create_app
+from toolparse._serve import ServeConfig
 from test_openai_support import TOOLS, call_text, expected_view
-from test_serve_support import Running, UpstreamLog, fake_upstream, running, wait_until
+from test_serve_support import (
+    Running,
+    UpstreamLog,
+    fake_upstream,
+    running,
+    running_proxy,
+    wait_until,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 READ = call_text("read_file", path="a.md")
@@ -47,7 +54,7 @@ def upstream() -> Iterator[tuple[Running, UpstreamLog]]:
 @pytest.fixture(scope="module")
 def proxy(upstream: tuple[Running, UpstreamLog]) -> Iterator[Running]:
     config = ServeConfig(upstream=upstream[0].url + "/v1", timeout=1.0, max_body=64 * 1024)
-    with running(create_app(config)) as server:
+    with running_proxy(config) as server:
         yield server
 
 
@@ -312,7 +319,7 @@ def test_upstream_unreachable_is_502() -> None:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()                                     # nothing listens there now
-    with running(create_app(ServeConfig(upstream=f"http://127.0.0.1:{port}/v1"))) as proxy:
+    with running_proxy(ServeConfig(upstream=f"http://127.0.0.1:{port}/v1")) as proxy:
         response = httpx2.post(proxy.url + "/v1/chat/completions", json={
             "model": "replay", "messages": [{"role": "user", "content": "x"}]})
     assert response.status_code == 502
@@ -323,7 +330,7 @@ def test_upstream_unreachable_is_502() -> None:
 
 def test_200_concurrent_streams_are_all_correct(upstream: tuple[Running, UpstreamLog]) -> None:
     config = ServeConfig(upstream=upstream[0].url + "/v1", timeout=30)
-    with running(create_app(config)) as proxy:
+    with running_proxy(config) as proxy:
         results = _load(proxy)
     for n, (content, calls) in enumerate(results):
         assert content == f"Answer {n}:  end {n}"
@@ -464,10 +471,12 @@ def test_worker_settings_go_through_the_environment(monkeypatch: pytest.MonkeyPa
     grammar.write_text((REPO / "grammars" / "glm45.lark").read_text(encoding="utf-8"))
     for dialect, sent in ((Dialect.from_file(grammar), ("mine", str(grammar))),
                           (Dialect.bundled("hermes"), ("hermes", None)), ("auto", ("auto", None))):
-        config = ServeConfig(upstream="http://127.0.0.1:9/v1", dialect=dialect, timeout=3.0)
+        config = ServeConfig(upstream="http://127.0.0.1:9/v1", dialect=dialect, timeout=3.0,
+                             header_timeout=4.0, body_timeout=5.0)
         settings = json.loads(server.encode_config(config, "warning"))
         assert (settings["dialect"], settings["grammar"]) == sent
         assert settings["timeout"] == 3.0 and settings["log_level"] == "warning"
+        assert (settings["header_timeout"], settings["body_timeout"]) == (4.0, 5.0)
         monkeypatch.setenv(server.CONFIG_VARIABLE, server.encode_config(config, "warning"))
         assert callable(server.app_from_environment())
 

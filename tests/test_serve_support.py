@@ -12,6 +12,14 @@ it replays:
   paced       the answer as replay does, a chunk every 5 ms (the proxy reads them
               apart; unpaced, they may come in one read and be rewritten as one)
   json        answers JSON even when asked to stream
+  deep        the answer as replay does, with an event of data nested 100,000 deep
+              in its middle (`[[[...]]]`, valid JSON past any decoder's depth)
+  huge        the first half of the answer, then one event that never ends: 17 MiB
+              of a content string, then a wait (for the proxy's 16 MiB event limit)
+Answers are encoded as `json.dumps` does by default (ASCII, escapes for the rest). A
+client cannot send a lone surrogate (the openai client encodes its request as UTF-8),
+so `HALF_EMOJI` in the answer stands for U+D83D, half of an emoji's UTF-16 pair: the
+upstream sends it as the escape `\\ud83d`, as such encoders write a split emoji.
 """
 
 from __future__ import annotations
@@ -34,7 +42,13 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from toolparse._serve import ServeConfig, create_app
+from toolparse._serve.server import uvicorn_settings
+
 CHUNK = 5
+
+HALF_EMOJI = "<half-emoji>"
+"""Stands for U+D83D in an answer (see the module's header)."""
 
 
 @dataclass
@@ -90,13 +104,15 @@ def fake_upstream(log: UpstreamLog) -> ASGIApp:
         log.requests.append({"headers": dict(request.headers), "body": body,
                              "query": request.url.query})
         model, text = body.get("model"), body["messages"][-1]["content"]
+        text = text.replace(HALF_EMOJI, "\ud83d")
         if model == "error":
             return JSONResponse({"error": {"message": "upstream exploded", "type": "server_error",
                                            "code": "boom"}}, status_code=500)
         if model == "slow":
             await anyio.sleep(3)
         if not body.get("stream") or model == "json":
-            return JSONResponse(whole_completion(text), headers={"x-request-id": "req-1"})
+            return Response(json.dumps(whole_completion(text)), media_type="application/json",
+                            headers={"x-request-id": "req-1"})
         if model == "gzip":   # compressed whatever the request asked (not as HTTP says)
             return Response(gzip.compress(b"".join(answer_chunks(text))),
                             media_type="text/event-stream", headers={"content-encoding": "gzip"})
@@ -105,6 +121,10 @@ def fake_upstream(log: UpstreamLog) -> ASGIApp:
             chunks = _dropping(text)
         elif model == "endless":
             chunks = _endless(log)
+        elif model == "deep":
+            chunks = _with_deep_event(text)
+        elif model == "huge":
+            chunks = _huge_event(text)
         elif model == "paced":
             chunks = _replayed(text, pause=0.005)
         else:
@@ -127,6 +147,32 @@ async def _replayed(text: str, pause: float = 0.0) -> AsyncIterator[bytes]:
         yield data
         if pause:
             await anyio.sleep(pause)
+
+
+DEEP_EVENT = b"data: " + b"[" * 100_000 + b"]" * 100_000 + b"\n\n"
+
+HUGE_EVENT_BYTES = 17 << 20
+
+
+async def _with_deep_event(text: str) -> AsyncIterator[bytes]:
+    chunks = list(answer_chunks(text))
+    for number, data in enumerate(chunks):
+        if number == len(chunks) // 2:
+            yield DEEP_EVENT
+        yield data
+
+
+async def _huge_event(text: str) -> AsyncIterator[bytes]:
+    chunks = list(answer_chunks(text))
+    for data in chunks[:len(chunks) // 2]:
+        yield data
+    head = json.dumps(completion_chunk("x"))
+    yield b"data: " + head[:head.index('"x"') + 2].encode()       # a content string opens
+    piece = b"y" * (1 << 20)
+    for _ in range(HUGE_EVENT_BYTES // len(piece)):
+        yield piece
+        await anyio.sleep(0)
+    await anyio.sleep(30)        # the proxy ends the stream long before
 
 
 async def _dropping(text: str) -> AsyncIterator[bytes]:
@@ -169,13 +215,15 @@ class Running:
 
 
 @contextlib.contextmanager
-def running(app: ASGIApp) -> Iterator[Running]:
-    """Serve `app` on 127.0.0.1 at an ephemeral port until the block ends."""
+def running(app: ASGIApp, **settings: Any) -> Iterator[Running]:
+    """Serve `app` on 127.0.0.1 at an ephemeral port until the block ends, with
+    uvicorn's defaults or `settings`."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=2)
+    options: dict[str, Any] = {"log_level": "warning", "access_log": False, "lifespan": "on",
+                               **settings}
+    config = uvicorn.Config(app, timeout_graceful_shutdown=2, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -186,6 +234,12 @@ def running(app: ASGIApp) -> Iterator[Running]:
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+def running_proxy(config: ServeConfig) -> contextlib.AbstractContextManager[Running]:
+    """The proxy for `config`, served as `toolparse serve` serves it (its protocol, with
+    the client time-outs, and its other uvicorn settings)."""
+    return running(create_app(config), **uvicorn_settings("warning"))
 
 
 def wait_until(condition: Callable[[], bool], what: str, seconds: float = 10.0) -> None:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from toolparse._dialect import Dialect, resolve_dialect
 from toolparse._errors import ConfigError
 
-__all__ = ["UsageError", "add_dialect_options", "add_tool_options", "chosen_dialect",
-           "positive_int", "tool_options"]
+__all__ = ["MAX_PROCESSES", "MAX_SECONDS", "MAX_SIZE", "UsageError", "add_dialect_options",
+           "add_tool_options", "chosen_dialect", "port", "positive_int", "processes",
+           "seconds", "tool_options", "whole_number"]
 
 
 class UsageError(Exception):
@@ -25,14 +27,61 @@ def add_dialect_options(parser: argparse.ArgumentParser, default_help: str = "de
     group.add_argument("--grammar", metavar="PATH", help="a grammar file, such as an edited copy")
 
 
-def positive_int(text: str) -> int:
+MAX_PROCESSES: Final = 256
+"""The most processes `--jobs` and `--workers` start: each is a Python process with the
+parser loaded, and past the machine's cores more only share them."""
+
+MAX_SIZE: Final = 1 << 30
+"""The largest byte or character count a size flag takes (1 GiB): each is a bound on
+what one record, body or chunk may hold in memory."""
+
+MAX_SECONDS: Final = 86_400.0
+"""The longest time-out a flag takes (a day)."""
+
+MAX_PORT: Final = 65_535
+
+
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    """An argparse `type` for a whole number from `low` to `high` (a usage error,
+    exit status 2, naming the flag and the range, for anything else)."""
+
+    def parsed(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {_shown(text)}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {_shown(text)}")
+        return value
+
+    return parsed
+
+
+positive_int = whole_number(1, MAX_SIZE)
+"""A count or size: from 1 to `MAX_SIZE`."""
+
+processes = whole_number(1, MAX_PROCESSES)
+"""A number of processes: from 1 to `MAX_PROCESSES`."""
+
+port = whole_number(1, MAX_PORT)
+"""A TCP port to listen on: from 1 to 65535 (0, "any free port", is refused: the
+clients of a server must know its port)."""
+
+
+def seconds(text: str) -> float:
+    """An argparse `type` for a time-out: more than 0, at most `MAX_SECONDS`."""
     try:
-        value = int(text)
+        value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {_shown(text)}") from None
+    if not 0 < value <= MAX_SECONDS:   # also refuses nan and inf
+        raise argparse.ArgumentTypeError(
+            f"must be more than 0 and at most {MAX_SECONDS:g} seconds, not {_shown(text)}")
     return value
+
+
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= 24 else repr(text[:20] + "...")
 
 
 def chosen_dialect(args: argparse.Namespace) -> Dialect | None:
@@ -97,3 +146,5 @@ def _read_json_file(name: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise UsageError(f"{name}: not JSON (line {error.lineno}: {error.msg})") from None
+    except RecursionError:
+        raise UsageError(f"{name}: nested deeper than the JSON decoder reads") from None

@@ -8,10 +8,13 @@
     toolparse dialects
     toolparse bench [--grammar PATH] [--quick] [--json PATH] ...
 
-Exit status: 0 on success, 1 when corpus cases fail (or `--check` finds expected files
-out of date), 2 for bad use (a missing file, an unknown dialect, a grammar that does
-not load, a tools file that is not a list of valid definitions), with a message on
-standard error.
+Exit status (docs/cli.md lists each command's): 0 on success; 1 when corpus cases fail
+(or `--check` finds expected files out of date) or a benchmark check fails; 2 for bad
+use (an unknown option, a flag's value out of range, a missing file, an unknown
+dialect, a grammar that does not load, a tools file that is not a list of valid
+definitions, a scan output that is one of its inputs), with one line on standard
+error; 3 when `serve` cannot start listening (uvicorn's status); 130 when interrupted
+(Ctrl-C).
 """
 
 from __future__ import annotations
@@ -52,6 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ToolparseError) as e:
         print(f"toolparse: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("toolparse: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # `toolparse parse big.txt | head`: the reader left. Stop quietly, and point
         # stdout at /dev/null so the interpreter's final flush does not complain.
@@ -62,7 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolparse", description="Find tool calls in streaming LLM output.",
-        epilog="Exit status: 0 success, 1 failing corpus cases, 2 bad use.")
+        epilog="Exit status: 0 success, 1 failing corpus cases or benchmark checks, 2 bad "
+               "use, 3 serve could not listen, 130 interrupted (docs/cli.md).")
     parser.add_argument("--version", action="version", version=f"toolparse {toolparse.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:

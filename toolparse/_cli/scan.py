@@ -14,14 +14,16 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import Any
 
-from toolparse._cli.common import UsageError, positive_int
+from toolparse._cli.common import MAX_PROCESSES, UsageError, positive_int, processes
+from toolparse._errors import SchemaError
 from toolparse._scan import pool
 from toolparse._scan.arrow import ParquetSink, require_pyarrow
 from toolparse._scan.fields import AUTO
 from toolparse._scan.inputs import MAX_RECORD_BYTES, PARQUET_SUFFIXES, Input, open_inputs
 from toolparse._scan.options import ScanOptions, load_tools
+from toolparse._scan.output import check_not_an_input, replacing
 from toolparse._scan.progress import Progress
 from toolparse._scan.record import Scanner
 from toolparse._scan.summary import Summary
@@ -53,8 +55,9 @@ def add_parser(commands: Any) -> None:
     dialect.add_argument("--grammar", metavar="PATH", help="a grammar file, such as an edited copy")
     scan.add_argument("--tools", metavar="FILE",
                       help="a JSON list of OpenAI-style tool definitions to check calls against")
-    scan.add_argument("--jobs", type=positive_int, default=_cores(), metavar="N",
-                      help=f"worker processes (default: every core, here {_cores()})")
+    scan.add_argument("--jobs", type=processes, default=_cores(), metavar="N",
+                      help=f"worker processes, 1 to {MAX_PROCESSES} (default: every core, "
+                           f"here {_cores()})")
     scan.add_argument("--format", choices=("jsonl", "parquet"),
                       help="output format (default: parquet when OUT ends in .parquet, else jsonl)")
     scan.add_argument("-o", "--output", metavar="OUT", default="-",
@@ -68,15 +71,21 @@ def add_parser(commands: Any) -> None:
 
 
 def _cores() -> int:
+    """The cores this process may use (at most `MAX_PROCESSES`)."""
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:      # not on Linux
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    return min(cores, MAX_PROCESSES)
 
 
 def run(args: argparse.Namespace) -> int:
+    check_not_an_input(args.output, args.inputs)   # before anything is opened
     options = _options(args)
-    Scanner(options)               # bad options fail here, before any worker starts
+    try:
+        Scanner(options)           # bad options fail here, before any worker starts
+    except SchemaError as error:
+        raise UsageError(f"{args.tools}: {error}") from None
     output_format = _output_format(args)
     inputs = open_inputs(args.inputs)
     if sum(source.path is None for source in inputs) > 1:
@@ -122,33 +131,32 @@ def _output_format(args: argparse.Namespace) -> OutputFormat:
 
 @contextlib.contextmanager
 def _sink(name: str, output_format: OutputFormat) -> Iterator[Any]:
-    """A function that writes one batch's output, in the chosen format."""
-    if output_format == "parquet":
-        try:
-            sink = ParquetSink(name)
-        except OSError as error:
-            raise UsageError(f"cannot write {name}: {error.strerror or error}") from None
-        try:
-            yield sink.write
-        finally:
-            sink.close()
+    """A function that writes one batch's output, in the chosen format. A file is
+    written under a temporary name and renamed into place at the end (`replacing`)."""
+    if name == "-":
+        yield sys.stdout.buffer.write
+        sys.stdout.buffer.flush()
         return
-    with _binary_output(name) as stream:
-        yield stream.write
-        stream.flush()
+    with _new_output(name) as temporary:
+        if output_format == "parquet":
+            sink = ParquetSink(temporary)
+            try:
+                yield sink.write
+            finally:
+                sink.close()
+            return
+        with open(temporary, "wb") as stream:
+            yield stream.write
 
 
 @contextlib.contextmanager
-def _binary_output(name: str) -> Iterator[IO[bytes]]:
-    if name == "-":
-        yield sys.stdout.buffer
-        return
-    try:
-        file = open(name, "wb")
-    except OSError as error:
-        raise UsageError(f"cannot write {name}: {error.strerror or error}") from None
-    with file:
-        yield file
+def _new_output(name: str) -> Iterator[str]:
+    with contextlib.ExitStack() as stack:
+        try:
+            temporary = stack.enter_context(replacing(name))
+        except OSError as error:
+            raise UsageError(f"cannot write {name}: {error.strerror or error}") from None
+        yield temporary
 
 
 def _print_summary(summary: Summary, inputs: list[Input], jobs: int, seconds: float) -> None:

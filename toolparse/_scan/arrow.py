@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any, Final
 
+from toolparse._scan.output import replacing
+
 __all__ = ["ParquetSink", "arrow_schema", "read_parquet_records", "require_pyarrow", "to_arrow",
            "write_parquet"]
 
@@ -95,13 +97,24 @@ class ParquetSink:
 def write_parquet(records: Iterable[Mapping[str, Any]], where: str | Path | IO[bytes]) -> int:
     """Write output records to a Parquet file; returns how many were written. `where`
     is a path (its folder is made if missing), a URL that fsspec opens (`s3://...`,
-    with the filesystem's own package installed), or a binary file object."""
+    with the filesystem's own package installed), or a binary file object.
+
+    A path is written under a temporary name beside it and renamed into place when
+    every record is written (`toolparse._scan.output.replacing`): until then the old
+    file is whole, so `records` may even be read from it (`write_parquet(scan_file(p),
+    p)`), and a write that fails or is interrupted leaves it as it was."""
     if isinstance(where, str) and "://" in where:
         fsspec = importlib.import_module("fsspec")
         with fsspec.open(where, "wb") as file:
             return write_parquet(records, file)
-    if isinstance(where, (str, Path)):
-        Path(where).parent.mkdir(parents=True, exist_ok=True)
+    if not isinstance(where, (str, Path)):
+        return _write_records(records, where)
+    Path(where).parent.mkdir(parents=True, exist_ok=True)
+    with replacing(where) as temporary:
+        return _write_records(records, temporary)
+
+
+def _write_records(records: Iterable[Mapping[str, Any]], where: str | IO[bytes]) -> int:
     sink = ParquetSink(where)
     count = 0
     try:

@@ -72,6 +72,8 @@ def load_tools(path: str | Path) -> tuple[Mapping[str, Any], ...]:
         raise ScanOptionError(f"cannot read {path}: {error.strerror or error}") from None
     except (ValueError, UnicodeDecodeError) as error:
         raise ScanOptionError(f"{path} is not JSON: {error}") from None
+    except RecursionError:
+        raise ScanOptionError(f"{path}: nested deeper than the JSON decoder reads") from None
     if isinstance(data, Mapping) and isinstance(data.get("tools"), list):
         data = data["tools"]
     if not isinstance(data, list) or not all(isinstance(item, Mapping) for item in data):

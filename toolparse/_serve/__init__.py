@@ -10,7 +10,9 @@ The only part of toolparse with sockets. Needs the `serve` extra
     proxy.py    headers, bounded bodies, the proxy's own errors
     sse.py      SSE events in and out; the chat stream's translator (sans-I/O)
     runs.py     the content-only chunks of one read, rewritten as one (sans-I/O)
+    codec.py    JSON in and out: a stated depth, and anything decoded encodes again
     transport.py  the upstream leg: httpx2's client over aiohttp's pool and parser
+    protocol.py   the client leg: uvicorn's HTTP protocol with header and body time-outs
     server.py   running the app under uvicorn
 """
 

@@ -16,6 +16,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import anyio
 import httpx2
@@ -26,7 +27,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolparse._serve.chat import chat_completions
-from toolparse._serve.config import ServeConfig
+from toolparse._serve.config import CLIENT_TIMEOUTS, ClientTimeouts, ServeConfig
 from toolparse._serve.proxy import (
     ProxyError,
     body_of,
@@ -49,7 +50,7 @@ def create_app(config: ServeConfig) -> ASGIApp:
     holder: dict[str, httpx2.AsyncClient] = {}
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         limits = httpx2.Limits(max_connections=config.max_connections,
                                max_keepalive_connections=min(config.max_connections, 100))
         async with httpx2.AsyncClient(base_url=config.upstream.rstrip("/") + "/",
@@ -57,7 +58,8 @@ def create_app(config: ServeConfig) -> ASGIApp:
                                       transport=AiohttpTransport(limits),
                                       follow_redirects=False) as client:
             holder["client"] = client
-            yield
+            # For the server's protocol (protocol.py), which times each client's request.
+            yield {CLIENT_TIMEOUTS: ClientTimeouts(config.header_timeout, config.body_timeout)}
 
     async def chat(request: Request) -> Response:
         return await chat_completions(request, holder["client"], config)

@@ -2,11 +2,17 @@
 request's own `tools`.
 
 A streaming answer is rewritten and sent on one upstream read at a time, never
-buffered. If the upstream stops mid-stream (a dropped connection, a read timeout) the
-client's stream still ends cleanly: the text held so far, each open choice's
-finish_reason by SPEC 8's rules, and `[DONE]`. If the client goes away, the upstream
-request is closed with it (shielded from the cancellation, so the connection is
-released whatever happens).
+buffered. If the upstream stops mid-stream (a dropped connection, a read timeout, an
+event over the size limit) the client's stream still ends cleanly: the text held so
+far, each open choice's finish_reason by SPEC 8's rules, and `[DONE]`; so it does if
+the rewrite itself fails (`sse.StreamTranslator`: a fault ends the stream the same
+way, and the upstream is closed). If the client goes away, the upstream request is
+closed with it (shielded from the cancellation, so the connection is released
+whatever happens).
+
+A JSON answer is rewritten whole; one that cannot be (not JSON, not a completion, or
+a fault while rewriting) goes to the client as the upstream sent it, with an
+`x-toolparse-warning` header saying why: never a 500 for content.
 """
 
 from __future__ import annotations
@@ -30,16 +36,20 @@ from toolparse._serve.proxy import (
     upstream_failure,
     upstream_request,
 )
-from toolparse._serve.sse import EventTooLarge, StreamTranslator, dumps, loads
+from toolparse._serve.codec import TooDeep, dumps, loads
+from toolparse._serve.sse import StreamTranslator
 from toolparse.openai import StreamRewriter, rewrite_completion, stream_rewriter
 
 __all__ = ["chat_completions"]
 
 log = logging.getLogger("toolparse.serve")
 
-_UPSTREAM_ENDED = (httpx2.TransportError, httpx2.StreamError, EventTooLarge)
+_UPSTREAM_ENDED = (httpx2.TransportError, httpx2.StreamError)
 """What an upstream that stops mid-answer raises (a drop, a read timeout, a protocol
-error, bytes that are not SSE): the client's stream is ended cleanly instead."""
+error): the client's stream is ended cleanly instead."""
+
+WARNING_HEADER = "x-toolparse-warning"
+"""Says why a JSON answer went to the client as the upstream sent it."""
 
 
 async def chat_completions(request: Request, client: httpx2.AsyncClient,
@@ -67,13 +77,18 @@ async def chat_completions(request: Request, client: httpx2.AsyncClient,
         await upstream.aclose()
     if upstream.status_code != 200:   # the upstream's own error, as it came
         return Response(answer, status_code=upstream.status_code, headers=headers)
-    return Response(_rewritten_completion(answer, tools, config), headers=headers,
-                    media_type="application/json")
+    body, warning = _rewritten_completion(answer, tools, config)
+    if warning is not None:
+        headers[WARNING_HEADER] = warning
+    return Response(body, headers=headers, media_type="application/json")
 
 
 def _request_object(body: bytes) -> Mapping[str, Any]:
     try:
         payload = loads(body)
+    except TooDeep as error:
+        raise ProxyError(400, f"the request body is {error}, more than the proxy reads",
+                         "invalid_request_error", "invalid_json") from None
     except ValueError as error:
         raise ProxyError(400, f"the request body is not JSON: {error}",
                          "invalid_request_error", "invalid_json") from None
@@ -93,27 +108,46 @@ def _rewriter(tools: Any, config: ServeConfig) -> StreamRewriter[Any]:
         raise ProxyError(400, f"tools: {error}", "invalid_request_error", "invalid_tools") from None
 
 
-def _rewritten_completion(answer: bytes, tools: Any, config: ServeConfig) -> bytes:
+def _rewritten_completion(answer: bytes, tools: Any,
+                          config: ServeConfig) -> tuple[bytes, str | None]:
+    """The answer rewritten, or as it came with the reason it was not (the warning)."""
     try:
         completion = loads(answer)
+    except ValueError as error:
+        return _unchanged(answer, "not JSON" if not isinstance(error, TooDeep) else str(error))
+    try:
         rewritten = rewrite_completion(completion, tools=tools, dialect=config.dialect,
                                        on_rejected=config.on_rejected)
-    except (ValueError, ChunkFormatError) as error:
-        log.warning("upstream answer passed on unchanged: %s", type(error).__name__)
-        return answer
-    return dumps(rewritten)
+        return dumps(rewritten), None
+    except ChunkFormatError:
+        return _unchanged(answer, "not a chat.completion")
+    except Exception as error:       # SPEC 9: never a 500 for content
+        log.error("rewriting the answer failed (%s); it is passed on unchanged",
+                  type(error).__name__)
+        log.debug("rewrite fault", exc_info=error)
+        return answer, f"rewriting the answer failed ({type(error).__name__}); it is as the " \
+                       "upstream sent it"
+
+
+def _unchanged(answer: bytes, why: str) -> tuple[bytes, str]:
+    log.warning("upstream answer passed on unchanged: %s", why)
+    return answer, f"the upstream's answer is {why}; it is as the upstream sent it"
 
 
 async def _rewritten(upstream: httpx2.Response, translator: StreamTranslator) -> AsyncIterator[bytes]:
+    complete = True
     try:
         async for data in body_of(upstream):
             out = translator.feed(data)
             if out:
                 yield out
+            if translator.ended:     # an event too large, or a fault: the stream is over
+                break
     except _UPSTREAM_ENDED as error:
+        complete = False
         log.warning("upstream stream ended early (%s); ending the client's stream",
                     type(error).__name__)
     finally:
         with anyio.CancelScope(shield=True):
             await upstream.aclose()
-    yield translator.finish()
+    yield translator.finish(complete)

@@ -9,13 +9,34 @@ from typing import Final
 from toolparse._dialect import Dialect
 from toolparse.openai import OnRejected
 
-__all__ = ["DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT", "ServeConfig"]
+__all__ = ["CLIENT_TIMEOUTS", "DEFAULT_BODY_TIMEOUT", "DEFAULT_HEADER_TIMEOUT", "DEFAULT_MAX_BODY",
+           "DEFAULT_TIMEOUT", "ClientTimeouts", "ServeConfig"]
 
 DEFAULT_TIMEOUT: Final = 600.0
 """Seconds to wait for the upstream to connect, or between two reads of its answer."""
 
 DEFAULT_MAX_BODY: Final = 32 << 20
 """The largest request body accepted (32 MiB: long conversations with images fit)."""
+
+DEFAULT_HEADER_TIMEOUT: Final = 10.0
+"""Seconds a client has to send a request's headers (they come in one packet or two)."""
+
+DEFAULT_BODY_TIMEOUT: Final = 30.0
+"""Seconds a client may pause while sending a request's body."""
+
+CLIENT_TIMEOUTS: Final = "toolparse.client_timeouts"
+"""The key under which the app puts its `ClientTimeouts` in the ASGI lifespan state,
+where the server's protocol (`protocol.py`) reads them."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClientTimeouts:
+    """How long a client may take to send a request, in seconds (`protocol.py`)."""
+
+    header: float
+    """From the connection's start, or a later request's first byte, to its headers' end."""
+    body: float
+    """Between two reads of the body (and from the headers' end to the first)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,5 +56,10 @@ class ServeConfig:
     """Upstream connect and read timeout, in seconds; past it the client gets 504."""
     max_body: int = DEFAULT_MAX_BODY
     """Request bodies larger than this many bytes get 413."""
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    """Seconds a client has to send a request's headers; past it, 408 and the
+    connection is closed (under uvicorn with `protocol.PROTOCOL`, as `run` serves)."""
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    """Seconds a client may pause while sending a body; past it, 408 and closed."""
     max_connections: int = 1000
     """Open upstream connections at most (the pool's limit)."""

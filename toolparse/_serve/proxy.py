@@ -12,10 +12,10 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from urllib.parse import quote, unquote_to_bytes
 
 import httpx2
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from toolparse._serve.sse import dumps
+from toolparse._serve.codec import dumps
 
 __all__ = ["ProxyError", "body_of", "error_response", "path_under_v1", "read_body",
            "request_headers", "response_headers", "upstream_failure", "upstream_request"]
@@ -124,11 +124,17 @@ async def read_body(request: Request, limit: int) -> bytes:
         raise _too_large(limit)
     parts: list[bytes] = []
     size = 0
-    async for part in request.stream():
-        size += len(part)
-        if size > limit:
-            raise _too_large(limit)
-        parts.append(part)
+    try:
+        async for part in request.stream():
+            size += len(part)
+            if size > limit:
+                raise _too_large(limit)
+            parts.append(part)
+    except ClientDisconnect:
+        # Gone before the whole body came (or dropped by --body-timeout): nobody reads
+        # this answer, but the access log shows why the request ended (nginx's 499).
+        raise ProxyError(499, "the client closed the connection before sending the whole "
+                         "body", "invalid_request_error", "client_closed_request") from None
     return b"".join(parts)
 
 

@@ -23,8 +23,9 @@ from toolparse._dialect.loader import bundled_dialects
 from toolparse._errors import ConfigError
 from toolparse._serve.app import create_app
 from toolparse._serve.config import ServeConfig
+from toolparse._serve.protocol import PROTOCOL
 
-__all__ = ["CONFIG_VARIABLE", "app_from_environment", "run"]
+__all__ = ["CONFIG_VARIABLE", "app_from_environment", "run", "uvicorn_settings"]
 
 CONFIG_VARIABLE: Final = "TOOLPARSE_SERVE_CONFIG"
 """The environment variable that carries a worker's settings (`encode_config`)."""
@@ -34,16 +35,24 @@ _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 def run(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8000,
         log_level: str = "info", workers: int = 1) -> None:
-    """Serve until interrupted. uvicorn's own access log is off: it would log query
-    strings, where some clients put keys; `toolparse.serve` logs each request instead."""
-    options: dict[str, Any] = dict(host=host, port=port, log_level=log_level,
-                                   access_log=False, server_header=False, lifespan="on")
+    """Serve until interrupted (`uvicorn_settings` says how)."""
+    options: dict[str, Any] = dict(host=host, port=port, **uvicorn_settings(log_level))
     if workers == 1:
         _log_to_stderr(log_level)
         uvicorn.run(create_app(config), **options)
         return
     os.environ[CONFIG_VARIABLE] = encode_config(config, log_level)
     uvicorn.run(f"{__name__}:app_from_environment", factory=True, workers=workers, **options)
+
+
+def uvicorn_settings(log_level: str = "info") -> dict[str, Any]:
+    """The uvicorn settings `run` serves with (tests and embedders use them too): the
+    protocol that times each client's request (`protocol.py`), no websockets (the
+    proxy has no such route), no `server` header, the app's lifespan. uvicorn's own
+    access log is off: it would log query strings, where some clients put keys;
+    `toolparse.serve` logs each request instead."""
+    return dict(http=PROTOCOL, ws="none", log_level=log_level, access_log=False,
+                server_header=False, lifespan="on")
 
 
 def app_from_environment() -> ASGIApp:

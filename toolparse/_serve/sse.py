@@ -9,25 +9,35 @@ so the proxy rewrites and writes all the events of one read together.
 `StreamRewriter`, the content-only chunks of one read joined into one (`runs.py`:
 most events then cost a byte comparison, not a JSON decode); what the rewrite leaves
 unchanged is sent as the very bytes that came, and everything it cannot read (a
-comment, another event type, data that is not a chunk) passes through as it came.
-`[DONE]` (or the end of the upstream) first sends what the rewriter still holds.
+comment, another event type, data that is not a chunk) passes through as it came,
+but for data nested deeper than the decoder reads (`codec.TooDeep`), which is dropped:
+no chunk is that deep, and a client's own decoder would fail on it. `[DONE]` (or the
+end of the upstream) first sends what the rewriter still holds.
+
+Faults never cut the client's stream (SPEC 9). Whatever goes wrong while rewriting
+(a bug: every known cause is fixed at its source) ends it as an upstream that stops
+does: the events already rewritten, what the rewriter holds as content, each open
+choice's finish_reason, `[DONE]`; one line is logged, and nothing more is sent.
 
 Bound: an event larger than `max_event` bytes ends the stream (the upstream is not
-speaking SSE); what waits between reads is at most that much.
+speaking SSE) and nothing of it is sent; what waits between reads is at most that
+much. An event that never ended is sent only if it is whole (the upstream closed
+cleanly after it; a connection that broke leaves a part, which is dropped).
+Cost: linear in the bytes, however many reads an event takes (its parts are joined
+once, when it ends).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any, Final
 
-import orjson
-
+from toolparse._errors import ChunkFormatError
+from toolparse._serve.codec import MAX_DEPTH, TooDeep, dumps, loads
 from toolparse._serve.runs import Run, content_only
 from toolparse.openai import StreamRewriter
 
-__all__ = ["DONE", "EventTooLarge", "SSEDecoder", "StreamTranslator", "dumps", "fields", "loads"]
+__all__ = ["DONE", "EventTooLarge", "SSEDecoder", "StreamTranslator", "fields"]
 
 log = logging.getLogger("toolparse.serve")
 
@@ -62,49 +72,77 @@ def fields(block: bytes) -> tuple[bytes | None, bool]:
 class SSEDecoder:
     """Bytes in, complete event blocks out (`fields` reads one)."""
 
-    __slots__ = ("pending", "_max_event")
+    __slots__ = ("_parts", "_size", "_newline", "_cr", "_max_event")
 
     def __init__(self, max_event: int = MAX_EVENT) -> None:
-        self.pending = b""
-        """The start of an event that has not ended yet (from an event's start, its
-        line ends as they came or already made `\\n`)."""
+        self._parts: list[bytes] = []
+        """The start of an event that has not ended yet, as read (line ends already
+        made `\\n`), in pieces joined when it ends."""
+        self._size = 0
+        """Their bytes."""
+        self._newline = False
+        """They end with `\\n` (a `\\n` next ends the event)."""
+        self._cr = False
+        """The last read ended with `\\r`: maybe the first half of `\\r\\n`."""
         self._max_event = max_event
+
+    @property
+    def pending(self) -> bytes:
+        """The start of the event that has not ended yet."""
+        if len(self._parts) > 1:
+            self._parts = [b"".join(self._parts)]
+        return self._parts[0] if self._parts else b""
+
+    @property
+    def pending_size(self) -> int:
+        return self._size
+
+    def clear(self) -> None:
+        """Forget the event that has not ended (its bytes were taken another way)."""
+        self._parts, self._size, self._newline = [], 0, False
 
     def feed(self, data: bytes) -> list[bytes]:
         """The blocks of the events that `data` completes: each event's lines, with
-        `\\n` line ends, without the blank line that ended it."""
-        text = self.pending + data
-        if b"\r" in text:
-            # A \r at the very end may be the first half of \r\n: it waits.
-            keep = b"\r" if text.endswith(b"\r") else b""
-            text = text[:len(text) - len(keep)].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            text += keep
+        `\\n` line ends, without the blank line that ended it. EventTooLarge (and the
+        event forgotten) when the event being read passes `max_event` bytes."""
+        if self._cr or b"\r" in data:
+            data = self._normalized(data)
+        if not data:
+            return []
+        if b"\n\n" not in data and not (self._newline and data[0] == 0x0A):
+            self._parts.append(data)           # the event goes on: nothing to split
+            self._size += len(data)
+            self._newline = data[-1] == 0x0A
+            self._check_size()
+            return []
+        text = b"".join([*self._parts, data]) if self._parts else data
         blocks = text.split(b"\n\n")
-        self.pending = blocks.pop()
-        if len(self.pending) > self._max_event:
-            raise EventTooLarge(f"an SSE event longer than {self._max_event} bytes")
+        rest = blocks.pop()
+        self._parts = [rest] if rest else []
+        self._size, self._newline = len(rest), rest.endswith(b"\n")
+        self._check_size()
         return [block for block in blocks if block] if b"" in blocks else blocks
+
+    def _normalized(self, data: bytes) -> bytes:
+        """`data` with its line ends made `\\n`; a `\\r` at its very end waits."""
+        if self._cr:
+            data = b"\r" + data
+        self._cr = data.endswith(b"\r")
+        if self._cr:
+            data = data[:-1]
+        return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+    def _check_size(self) -> None:
+        if self._size > self._max_event:
+            self.clear()
+            raise EventTooLarge(f"an SSE event longer than {self._max_event} bytes")
 
     def close(self) -> list[bytes]:
         """The last event, if the stream ended without its blank line."""
-        rest, self.pending = self.pending.rstrip(b"\r\n"), b""
+        rest = self.pending.rstrip(b"\r\n")
+        self.clear()
+        self._cr = False
         return [rest] if rest else []
-
-
-def loads(data: bytes) -> Any:
-    """JSON text to a value (orjson; the standard module for what orjson refuses,
-    such as integers beyond 64 bits). Raises ValueError for text that is not JSON."""
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return json.loads(data)
-
-
-def dumps(value: Any) -> bytes:
-    try:
-        return orjson.dumps(value)
-    except TypeError:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 class StreamTranslator:
@@ -112,39 +150,69 @@ class StreamTranslator:
 
     The content-only chunks of one read go to the rewriter as one chunk (a run,
     `runs.py`): when it comes out unchanged, their events go on as the very bytes that
-    came; if not, the rewritten chunks replace them all.
+    came; if not, the rewritten chunks replace them all. `ended` tells the caller to
+    stop reading: the client's stream has its `[DONE]` and nothing more will be sent.
     """
 
-    __slots__ = ("_decoder", "_rewriter", "_done", "_run", "chunks")
+    __slots__ = ("_decoder", "_rewriter", "_done", "_run", "_last", "chunks", "ended")
 
-    def __init__(self, rewriter: StreamRewriter[Any]) -> None:
-        self._decoder = SSEDecoder()
+    def __init__(self, rewriter: StreamRewriter[Any], max_event: int = MAX_EVENT) -> None:
+        self._decoder = SSEDecoder(max_event)
         self._rewriter = rewriter
         self._run = Run()
         self._done = False
-        """[DONE] has gone out: the rewrite is over."""
+        """[DONE] has gone out: the rewrite is over (later events pass as they came)."""
+        self._last: Any = None
+        """The last chunk rewritten: its envelope ends the stream after a fault."""
         self.chunks = 0
         """Chunks read from the upstream (for the access log)."""
+        self.ended = False
+        """The client's stream is over: an event too large, a fault, or `finish()`."""
 
     def feed(self, data: bytes) -> bytes:
-        if not self._done and self._run.template is not None:
+        """The bytes to send for the upstream's `data`."""
+        if self.ended:
+            return b""
+        out: list[bytes] = []
+        try:
+            self._feed(data, out)
+        except EventTooLarge as error:
+            log.warning("upstream stream ended: %s (not sent)", error)
+            return self._end(out)
+        except Exception as error:      # SPEC 9: a fault never cuts the stream
+            return self._fault(error, out)
+        return b"".join(out)
+
+    def finish(self, complete: bool = True) -> bytes:
+        """The end of the upstream: its last event if whole, what the rewriter holds,
+        [DONE]. `complete` is false when the upstream's answer broke off (a dropped
+        connection, a time-out): an event it left unended is only a part, not sent."""
+        if self.ended:
+            return b""
+        out: list[bytes] = []
+        try:
+            last = self._decoder.close()
+            if last and not (complete and _whole(last[0])):
+                log.warning("upstream stream ended inside an event; that part is not sent")
+                last = []
+            self._translate_all(last, out)
+        except Exception as error:
+            return self._fault(error, out)
+        return self._end(out)
+
+    def _feed(self, data: bytes, out: list[bytes]) -> None:
+        decoder = self._decoder
+        if not self._done and self._run.template is not None \
+                and decoder.pending_size <= _FAST_PENDING:
             # A read of the run's template's events only: all at once.
-            text = self._decoder.pending + data
+            text = decoder.pending + data
             taken = self._run.match_leading(text)
             if taken:
-                self._decoder.pending = b""
+                decoder.clear()
                 data = text[taken:]
-        return self._translate_all(self._decoder.feed(data))
+        self._translate_all(decoder.feed(data), out)
 
-    def finish(self) -> bytes:
-        """The end of the upstream: the last event, what the rewriter holds, [DONE]."""
-        out = self._translate_all(self._decoder.close())
-        if self._done:
-            return out
-        return out + self._close()
-
-    def _translate_all(self, blocks: list[bytes]) -> bytes:
-        out: list[bytes] = []
+    def _translate_all(self, blocks: list[bytes], out: list[bytes]) -> None:
         run = self._run
         for block in blocks:
             if self._done:
@@ -155,7 +223,6 @@ class StreamTranslator:
                 self._translate(block, out)
         if run.count:
             out.append(self._flush())
-        return b"".join(out)
 
     def _translate(self, block: bytes, out: list[bytes]) -> None:
         """An event that does not continue the run by its bytes alone."""
@@ -173,6 +240,9 @@ class StreamTranslator:
             elif chunk is _NOT_JSON:
                 log.warning("upstream event passed on unchanged: not JSON")
                 out.append(block + b"\n\n")
+            elif chunk is _TOO_DEEP:
+                log.warning("upstream event dropped: its data nests deeper than %d levels",
+                            MAX_DEPTH)
             else:
                 out.append(self._rewrite(chunk, block + b"\n\n"))
             return
@@ -190,28 +260,91 @@ class StreamTranslator:
         rewrite leaves it unchanged."""
         try:
             outputs = self._rewriter.feed(chunk)
-        except ValueError as error:   # ChunkFormatError, chiefly
-            # Not a chunk we can read: passed on as it came; the client sees exactly
-            # what the upstream sent.
-            log.warning("upstream event passed on unchanged: %s", type(error).__name__)
+        except ChunkFormatError:
+            # Not a chunk we can read (checked before any of it is parsed): passed on
+            # as it came; the client sees exactly what the upstream sent.
+            log.warning("upstream event passed on unchanged: not a chat.completion.chunk")
             return raw
         self.chunks += 1
+        self._last = chunk
         if len(outputs) == 1 and outputs[0] is chunk:
             return raw
         return b"".join([b"data: " + dumps(out) + b"\n\n" for out in outputs])
 
     def _close(self) -> bytes:
-        self._done = True
         closing = self._rewriter.close()
-        return b"".join([b"data: " + dumps(out) + b"\n\n" for out in closing]) + DONE
+        text = b"".join([b"data: " + dumps(out) + b"\n\n" for out in closing]) + DONE
+        self._done = True
+        return text
 
+    def _end(self, out: list[bytes]) -> bytes:
+        """`out`, then (unless it went out already) what the rewriter holds and
+        [DONE]; the stream is over."""
+        try:
+            if not self._done:
+                out.append(self._close())
+        except Exception as error:
+            return self._fault(error, out)
+        self.ended = True
+        return b"".join(out)
+
+    def _fault(self, error: Exception, out: list[bytes]) -> bytes:
+        """End the stream after `error`: what went out before it, then what the
+        rewriter holds, finish_reasons and [DONE] (if it can still say; if not, a
+        `stop` for each choice of the last chunk). Logged once, by type only."""
+        self.ended = True
+        second: Exception | None = None
+        if not self._done:
+            try:
+                out.append(self._close())
+            except Exception as error_closing:
+                second = error_closing
+                out.append(_stopped(self._last))
+            self._done = True
+        log.error("rewriting the stream failed (%s%s); the client's stream ends here with "
+                  "the text held so far", type(error).__name__,
+                  f", then {type(second).__name__} closing it" if second else "")
+        log.debug("rewrite fault", exc_info=error)
+        return b"".join(out)
+
+
+_FAST_PENDING: Final = 1 << 16
+"""The longest unended event the run's fast path joins with a read (longer ones are
+not a run's: a template's events are one token each)."""
 
 _NOT_JSON: Final = object()
+_TOO_DEEP: Final = object()
+_ENVELOPE: Final = ("id", "object", "created", "model", "system_fingerprint")
 
 
 def _chunk(data: bytes) -> Any:
-    """The JSON value of an event's data, or `_NOT_JSON`."""
+    """The JSON value of an event's data, `_TOO_DEEP` or `_NOT_JSON`."""
     try:
         return loads(data)
+    except TooDeep:
+        return _TOO_DEEP
     except ValueError:
         return _NOT_JSON
+
+
+def _whole(block: bytes) -> bool:
+    """Whether an event that never got its blank line is whole: no data, `[DONE]`,
+    or data that is JSON (a part of a JSON text is not; the rest is the upstream's)."""
+    data, _ = fields(block)
+    return data is None or data == b"[DONE]" or _chunk(data) is not _NOT_JSON
+
+
+def _stopped(last: Any) -> bytes:
+    """A `stop` for each choice of the chunk `last`, and [DONE]: the end of a stream
+    whose rewriter failed twice."""
+    if isinstance(last, dict) and isinstance(last.get("choices"), list):
+        choices: list[dict[str, Any]] = [
+            {"index": choice.get("index", 0) if isinstance(choice, dict) else 0,
+             "delta": {}, "finish_reason": "stop", "logprobs": None}
+            for choice in last["choices"]]
+        envelope = {key: last[key] for key in _ENVELOPE if key in last}
+        try:
+            return b"data: " + dumps({**envelope, "choices": choices}) + b"\n\n" + DONE
+        except TypeError:
+            pass
+    return DONE
