@@ -201,7 +201,7 @@ def test_recorded_arguments_may_be_an_object_empty_or_not_json() -> None:
 # ---- the record format ---------------------------------------------------------------------
 
 RECORD_KEYS = {"source", "line", "id", "error", "chars", "calls", "failures", "truncated",
-               "recorded", "differences"}
+               "reasoning_chars", "reasoning_calls", "recorded", "differences"}
 
 
 def test_a_record_has_every_key_and_is_json() -> None:

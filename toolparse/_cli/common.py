@@ -12,8 +12,9 @@ from toolparse._dialect import Dialect, resolve_dialect
 from toolparse._errors import ConfigError
 
 __all__ = ["MAX_PROCESSES", "MAX_SECONDS", "MAX_SIZE", "UsageError", "add_dialect_options",
-           "add_tool_options", "chosen_dialect", "port", "positive_int", "processes",
-           "seconds", "tool_options", "whole_number"]
+           "add_reasoning_options", "add_tool_options", "chosen_dialect", "port",
+           "positive_int", "processes", "reasoning_options", "seconds", "tool_options",
+           "whole_number"]
 
 
 class UsageError(Exception):
@@ -25,6 +26,23 @@ def add_dialect_options(parser: argparse.ArgumentParser, default_help: str = "de
     group.add_argument("--dialect", metavar="NAME",
                        help=f"a bundled dialect (`toolparse dialects`); default: {default_help}")
     group.add_argument("--grammar", metavar="PATH", help="a grammar file, such as an edited copy")
+
+
+def add_reasoning_options(parser: argparse.ArgumentParser) -> None:
+    """`--reasoning NAME|auto|none` and `--in-reasoning`: the `reasoning=` and
+    `in_reasoning=` options of the parser (SPEC 11)."""
+    parser.add_argument("--reasoning", metavar="NAME", default="auto",
+                        help="the reasoning format (`toolparse dialects` lists them): auto "
+                             "(the dialect's own, the default), a format's name, or none")
+    parser.add_argument("--in-reasoning", action="store_true",
+                        help="the text starts inside a reasoning region (the prompt opened "
+                             "it)")
+
+
+def reasoning_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments `--reasoning` and `--in-reasoning` ask for."""
+    reasoning = None if args.reasoning == "none" else args.reasoning
+    return {"reasoning": reasoning, "in_reasoning": args.in_reasoning}
 
 
 MAX_PROCESSES: Final = 256

@@ -8,13 +8,17 @@ JSON object per event, text merged (never a fragment per chunk):
     {"type": "text", "start": 14, "end": 40, "text": "<tool_calls>oops",
      "failure": {"reason": "unexpected_token", "start": 14, "end": 40, "at": 26,
                  "expected": ["INVOKE_OPEN"]}}
+    {"type": "reasoning", "start": 0, "end": 24, "text": "the plan",
+     "raw": "<think>the plan</think>"}
     {"type": "block", "start": 40, "end": 120, "accepted": true,
      "calls": [{"id": "call_...", "name": "read_file", "arguments": {"path": "a"},
                 "status": "valid", "reason": null, "hint": null, "repair_rules": [],
                 "json_errors": [], "start": 52, "end": 107}],
      "raw": "<tool_calls>..."}
 
-Joining every record's `text` or `raw` gives the input back. A text record is written
+Joining every record's `raw` (or, where it has none, its `text`) gives the input back.
+A reasoning record (SPEC 11) holds the thinking, markers removed (`text`), and its
+source (`raw`); `pretty` frames it apart from the answer. A text record is written
 when its event is complete: when a block or a text with another failure follows, or at
 the end of the input. `--id-prefix P` numbers the call ids `P1`, `P2`, ... instead of
 drawing random ones, for output that is the same on every run.
@@ -32,11 +36,13 @@ from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 from toolparse._cli.common import (
-    UsageError, add_dialect_options, add_tool_options, chosen_dialect, positive_int, tool_options,
+    UsageError, add_dialect_options, add_reasoning_options, add_tool_options, chosen_dialect,
+    positive_int, reasoning_options, tool_options,
 )
 from toolparse._dialect import resolve_dialect
-from toolparse._errors import SchemaError
-from toolparse._events import BlockFailure, Event, Text, ToolCall, ToolCallBlock
+from toolparse._errors import ConfigError, SchemaError
+from toolparse._errors import UnknownDialectError
+from toolparse._events import BlockFailure, Event, Reasoning, Text, ToolCall, ToolCallBlock
 from toolparse._stream import StreamParser
 
 __all__ = ["add_parser", "run"]
@@ -56,6 +62,7 @@ def add_parser(commands: Any) -> None:
     parse.add_argument("file", nargs="?", default="-", metavar="FILE",
                        help="the model output to parse; - (the default) reads standard input")
     add_dialect_options(parse)
+    add_reasoning_options(parse)
     add_tool_options(parse)
     parse.add_argument("--chunk-size", type=positive_int, default=DEFAULT_CHUNK_SIZE, metavar="N",
                        help=f"characters per feed() call (default {DEFAULT_CHUNK_SIZE})")
@@ -72,9 +79,12 @@ def run(args: argparse.Namespace) -> int:
     dialect = chosen_dialect(args) or resolve_dialect("deepseek")
     options = tool_options(args)
     try:
-        parser = StreamParser(dialect, id_factory=_numbered_ids(args.id_prefix), **options)
+        parser = StreamParser(dialect, id_factory=_numbered_ids(args.id_prefix), **options,
+                              **reasoning_options(args))
     except SchemaError as error:
         raise UsageError(f"{args.tools}: {error}") from None
+    except (UnknownDialectError, ConfigError) as error:
+        raise UsageError(str(error)) from None
     # Standard input may be a live model stream: show each event as it is certain. A
     # file is read as fast as it goes; the output is flushed at the end.
     live = args.file == "-"
@@ -140,10 +150,18 @@ class _JsonlPrinter:
         self.text_start = 0
         self.failure: BlockFailure | None = None
         """The failure of the text being gathered."""
+        self.reasoning: list[Reasoning] = []
+        """The pieces of the reasoning record being gathered, and where it starts."""
+        self.reasoning_start = 0
 
     def show(self, events: list[Event]) -> None:
         written = False
         for event in events:
+            if isinstance(event, Reasoning):
+                written |= self._write_text()
+                self._reasoning(event)
+                continue
+            written |= self._write_reasoning()
             if isinstance(event, Text):
                 if not event.text:
                     continue
@@ -163,7 +181,24 @@ class _JsonlPrinter:
 
     def finish(self) -> None:
         self._write_text()
+        self._write_reasoning()
         self.out.flush()
+
+    def _reasoning(self, event: Reasoning) -> None:
+        if not self.reasoning:
+            self.reasoning_start = self.offset
+        self.reasoning.append(event)
+        self.offset += len(event.raw)
+
+    def _write_reasoning(self) -> bool:
+        if not self.reasoning:
+            return False
+        text = "".join(piece.text for piece in self.reasoning)
+        raw = "".join(piece.raw for piece in self.reasoning)
+        self.reasoning = []
+        self._write({"type": "reasoning", "start": self.reasoning_start,
+                     "end": self.reasoning_start + len(raw), "text": text, "raw": raw})
+        return True
 
     def _write_text(self) -> bool:
         if not self.text:
@@ -214,9 +249,15 @@ class _PrettyPrinter:
         self.after_block = False
         """A frame was the last thing written; its last line is not ended yet, so that
         the line ending which followed the block in the text ends it."""
+        self.in_thinking = False
+        """A reasoning frame is open: its pieces are being written."""
 
     def show(self, events: list[Event]) -> None:
         for event in events:
+            if isinstance(event, Reasoning):
+                self._thinking(event.text)
+                continue
+            self._end_thinking()
             if isinstance(event, Text):
                 if not event.text:
                     continue
@@ -234,9 +275,26 @@ class _PrettyPrinter:
             self.out.flush()
 
     def finish(self) -> None:
+        self._end_thinking()
         if self.after_block:
             self.out.write("\n")
         self.out.flush()
+
+    def _thinking(self, text: str) -> None:
+        """A piece of reasoning, framed apart from the answer: each of its lines behind
+        `│ `, as it arrives."""
+        if not self.in_thinking:
+            if not self.at_line_start:
+                self.out.write("\n")
+            self.out.write("┌─ reasoning\n│ ")
+            self.in_thinking = True
+        self.out.write(text.replace("\r\n", "\n").replace("\n", "\n│ "))
+
+    def _end_thinking(self) -> None:
+        if self.in_thinking:
+            self.out.write("\n└─\n")
+            self.in_thinking = False
+            self.at_line_start, self.after_block = True, False
 
 
 def _block_lines(block: ToolCallBlock) -> Iterator[str]:

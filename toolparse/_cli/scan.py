@@ -16,8 +16,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from toolparse._cli.common import MAX_PROCESSES, UsageError, positive_int, processes
-from toolparse._errors import SchemaError
+from toolparse._cli.common import (
+    MAX_PROCESSES, UsageError, add_reasoning_options, positive_int, processes, reasoning_options)
+from toolparse._errors import ConfigError, SchemaError, UnknownDialectError
 from toolparse._scan import pool
 from toolparse._scan.arrow import ParquetSink, require_pyarrow
 from toolparse._scan.fields import AUTO
@@ -53,6 +54,7 @@ def add_parser(commands: Any) -> None:
     dialect.add_argument("--dialect", metavar="NAME", default="deepseek",
                          help="a bundled dialect (default: deepseek)")
     dialect.add_argument("--grammar", metavar="PATH", help="a grammar file, such as an edited copy")
+    add_reasoning_options(scan)
     scan.add_argument("--tools", metavar="FILE",
                       help="a JSON list of OpenAI-style tool definitions to check calls against")
     scan.add_argument("--jobs", type=processes, default=_cores(), metavar="N",
@@ -86,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
         Scanner(options)           # bad options fail here, before any worker starts
     except SchemaError as error:
         raise UsageError(f"{args.tools}: {error}") from None
+    except (UnknownDialectError, ConfigError) as error:
+        raise UsageError(str(error)) from None
     output_format = _output_format(args)
     inputs = open_inputs(args.inputs)
     if sum(source.path is None for source in inputs) > 1:
@@ -113,7 +117,7 @@ def _options(args: argparse.Namespace) -> ScanOptions:
     tools = load_tools(args.tools) if args.tools is not None else None
     return ScanOptions(field=args.field, compare_recorded=args.compare_recorded,
                        id_field=args.id_field or None, dialect=args.dialect,
-                       grammar=args.grammar, tools=tools)
+                       grammar=args.grammar, tools=tools, **reasoning_options(args))
 
 
 def _output_format(args: argparse.Namespace) -> OutputFormat:

@@ -40,6 +40,11 @@ class Markers:
 
     __slots__ = ("markers", "_search", "_first", "_longest")
 
+    @property
+    def first_chars(self) -> str:
+        """The characters a marker can begin with."""
+        return self._first
+
     def __init__(self, markers: Sequence[Marker]) -> None:
         self.markers = tuple(markers)
         self._search = re.compile("|".join(f"(?P<m{n}>{m.pattern})"
@@ -131,6 +136,12 @@ class Regions:
         self._any = Markers([*closes, *enders]), len(closes)
         self._labels = tuple(Markers([f.label]) if f.label is not None else None
                              for f in self.formats)
+
+    def may_open(self, text: str) -> bool:
+        """Whether `text` may open a region (its first character that is not whitespace
+        can begin an opener): a quick test for callers that skip the engine."""
+        stripped = text.lstrip()
+        return bool(stripped) and stripped[0] in self.openers.first_chars
 
     def opening(self, text: str, pos: int, final: bool) -> tuple[int, int]:
         """At the stream start, from `pos` (the first character that is not

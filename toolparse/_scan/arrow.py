@@ -52,10 +52,13 @@ def arrow_schema() -> Any:
                             ("call", integer), ("kind", string), ("line", integer),
                             ("start", integer), ("detail", string)])
     error = pa.struct([("reason", string), ("message", string)])
+    quoted = pa.struct([("name", string), ("arguments", string), ("start", integer),
+                        ("line", integer)])
     schema: Any = pa.schema([
         ("source", string), ("line", integer), ("id", string), ("error", error),
         ("chars", integer), ("calls", pa.list_(call)), ("failures", pa.list_(failure)),
-        ("truncated", pa.bool_()), ("recorded", integer),
+        ("truncated", pa.bool_()), ("reasoning_chars", integer),
+        ("reasoning_calls", pa.list_(quoted)), ("recorded", integer),
         ("differences", pa.list_(difference))])
     return schema
 

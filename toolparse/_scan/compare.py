@@ -9,6 +9,8 @@ takes the first call not yet taken that has its name and JSON-equal arguments (`
 - a recorded call that took nothing is explained, each rule over all such calls before
   the next rule, each piece of markup explaining one call at most:
   1. `in_code`: a call in Markdown code with its name and arguments (`kind`, `line`);
+     `in_reasoning`: a call quoted inside a reasoning region with its name and arguments
+     (SPEC 10: the model only thought about it);
   2. `failed`: a call tag naming its tool inside a failed block (`detail`: the
      failure's reason);
   3. `in_code`: a call tag in code naming its tool, whatever its arguments;
@@ -23,7 +25,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from toolparse._events import ToolCall
@@ -60,6 +62,8 @@ class Markup:
     lines: Lines
     tool_names: frozenset[str] | None
     """The names `--tools` gave, or None without tools."""
+    reasoning: list[CodeCall] = field(default_factory=list)
+    """The calls quoted inside reasoning regions (found for every record)."""
 
 
 def difference(reason: str, name: str, *, recorded: int | None = None, call: int | None = None,
@@ -120,6 +124,7 @@ def _explain(recorded: Sequence[RecordedCall], unmatched: list[int],
             return
 
     _each(unmatched, out, lambda index: in_code(index, exact=True))
+    _each(unmatched, out, _reasoning_rule(recorded, markup, out))
     if len(out) < len(unmatched):
         _each(unmatched, out, _failed_rule(recorded, markup, out))
     _each(unmatched, out, lambda index: in_code(index, exact=False))
@@ -137,6 +142,23 @@ def _each(unmatched: list[int], out: dict[int, dict[str, Any]],
     for index in unmatched:
         if index not in out:
             rule(index)
+
+
+def _reasoning_rule(recorded: Sequence[RecordedCall], markup: Markup,
+                    out: dict[int, dict[str, Any]]) -> Callable[[int], None]:
+    quoted = markup.reasoning
+    used = [False] * len(quoted)
+
+    def in_reasoning(index: int) -> None:
+        want = recorded[index]
+        for k, call in enumerate(quoted):
+            if (not used[k] and call.name == want.name
+                    and json_equal(call.arguments, want.arguments)):
+                used[k] = True
+                out[index] = difference("in_reasoning", want.name, recorded=index,
+                                        line=markup.lines.of(call.start), start=call.start)
+                return
+    return in_reasoning
 
 
 def _failed_rule(recorded: Sequence[RecordedCall], markup: Markup,

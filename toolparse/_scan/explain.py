@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from toolparse._dialect import Dialect
-from toolparse._events import BlockFailure, Event, ToolCallBlock
+from toolparse._events import BlockFailure, Event, Reasoning, ToolCallBlock
 from toolparse._explain import code_mentions
 from toolparse._stream import StreamParser
 
-__all__ = ["CodeCall", "FailedTag", "code_calls", "failed_tags", "tag_name"]
+__all__ = ["CodeCall", "FailedTag", "code_calls", "failed_tags", "reasoning_calls", "tag_name"]
 
 EXAMPLE_LIMIT: Final = 64 * 1024
 """Characters read from a code tag on when parsing it as an example."""
@@ -123,3 +123,30 @@ def tag_name(tag: str, dialect: Dialect) -> str | None:
     """The tool a call's opening tag names, or None for a tag that opens no call or
     names nothing. Reads the tag with the dialect's terminals."""
     return dialect._call_tag_name(tag)
+
+
+def reasoning_calls(events: list[Event], dialect: Dialect) -> list[CodeCall]:
+    """The calls quoted inside reasoning regions (SPEC 10, 11): each region's text
+    parsed by itself with the dialect and no regions, its calls at their offsets in the
+    whole text (`kind` is `reasoning`). A gateway that read the thinking as content
+    would have run them."""
+    found: list[CodeCall] = []
+    offset = 0
+    region: list[Reasoning] = []
+    for event in [*events, None]:
+        if isinstance(event, Reasoning):
+            region.append(event)
+            offset += len(event.raw)
+            continue
+        if region:
+            raw = "".join(piece.raw for piece in region)
+            start = offset - len(raw)
+            region = []
+            parser = StreamParser(dialect, reasoning=None, id_factory=lambda: "")
+            quoted = parser.feed(raw) + parser.close()
+            found.extend(CodeCall(call.name, call.arguments, "reasoning", start + call.start)
+                         for block in quoted if isinstance(block, ToolCallBlock)
+                         for call in block.calls)
+        if event is not None:
+            offset += len(event.raw)
+    return found

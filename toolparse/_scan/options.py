@@ -47,6 +47,12 @@ class ScanOptions:
     max_capture: int = DEFAULT_MAX_CAPTURE
     """`max_capture` for each parse (SPEC G7)."""
 
+    reasoning: str | None = "auto"
+    """The reasoning format (SPEC 11): `auto`, a bundled format's name, or None."""
+
+    in_reasoning: bool = False
+    """Each answer starts inside a reasoning region (the prompt opened it)."""
+
     def __post_init__(self) -> None:
         if self.tools is not None and not isinstance(self.tools, tuple):
             object.__setattr__(self, "tools", tuple(self.tools))

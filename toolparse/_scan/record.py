@@ -21,12 +21,13 @@ from typing import Any, cast
 
 from toolparse._calls import CallPolicy, make_policy
 from toolparse._dialect import Dialect, resolve_dialect
-from toolparse._events import BlockFailure, Event, Text, ToolCall, ToolCallBlock
+from toolparse._events import BlockFailure, Event, Reasoning, Text, ToolCall, ToolCallBlock
 from toolparse._scan.compare import Lines, Markup, compare
-from toolparse._scan.explain import code_calls, failed_tags
+from toolparse._scan.explain import code_calls, failed_tags, reasoning_calls
 from toolparse._scan.fields import RecordError, answer_text, record_id, recorded_calls
 from toolparse._scan.options import ScanOptions
 from toolparse._stream import StreamParser
+from toolparse._stream.options import regions_for
 
 __all__ = ["Scanner", "TooLong", "error_record"]
 
@@ -45,7 +46,8 @@ def error_record(source: str | None, line: int, reason: str, message: str,
     """The record for an input that could not be scanned (never fatal)."""
     return {"source": source, "line": line, "id": ident,
             "error": {"reason": reason, "message": message}, "chars": 0, "calls": [],
-            "failures": [], "truncated": False, "recorded": None, "differences": None}
+            "failures": [], "truncated": False, "reasoning_chars": 0, "reasoning_calls": [],
+            "recorded": None, "differences": None}
 
 
 class Scanner:
@@ -61,6 +63,9 @@ class Scanner:
         self.tool_names = frozenset(self.policy.schemas) if self.policy is not None else None
         self._new_parser = _parser_factory(self.dialect, self.policy, options)
         self._has_block_start = self.dialect._has_block_start
+        regions = regions_for(self.dialect, options.reasoning, options.in_reasoning)
+        self._may_think = (regions.may_open if regions is not None and not options.in_reasoning
+                           else (_always if regions is not None else _never))
 
     def scan(self, item: Any, source: str | None, line: int) -> dict[str, Any]:
         """The output record for one input: a JSONL line (str or bytes), a decoded
@@ -79,21 +84,26 @@ class Scanner:
         events = self._events(text, line)
         calls, failures, truncated = _findings(events)
         lines = Lines(text)
+        thinking = sum(len(e.text) for e in events if isinstance(e, Reasoning))
+        quoted = reasoning_calls(events, self.dialect) if thinking else []
         out: dict[str, Any] = {
             "source": source, "line": line, "id": ident, "error": None, "chars": len(text),
             "calls": [_call_record(call, n, block, lines) for n, (call, block) in enumerate(calls)],
             "failures": [_failure_record(failure, lines) for failure in failures],
-            "truncated": truncated, "recorded": None, "differences": None}
+            "truncated": truncated, "reasoning_chars": thinking,
+            "reasoning_calls": [{"name": q.name, "arguments": _json_text(q.arguments),
+                                 "start": q.start, "line": lines.of(q.start)} for q in quoted],
+            "recorded": None, "differences": None}
         if recorded is not None:
             markup = Markup(code=lambda: code_calls(text, events, self.dialect),
                             failed=lambda: failed_tags(text, failures, self.dialect),
-                            lines=lines, tool_names=self.tool_names)
+                            lines=lines, tool_names=self.tool_names, reasoning=quoted)
             out["recorded"] = len(recorded)
             out["differences"] = compare(recorded, [call for call, _ in calls], markup)
         return out
 
     def _events(self, text: str, line: int) -> list[Event]:
-        if not self._has_block_start(text):
+        if not self._has_block_start(text) and not self._may_think(text):
             # No block-start tag anywhere (the engine's SCAN mode searches with the same
             # pattern): the engine would give exactly this one Text.
             return [Text(text)] if text else []
@@ -109,13 +119,29 @@ def _parser_factory(dialect: Dialect, policy: CallPolicy | None, options: ScanOp
 
     def new_parser(new_id: Callable[[], str]) -> StreamParser:
         return StreamParser(dialect, max_capture=max_capture, tools=cast(Any, policy),
-                            id_factory=new_id)
+                            id_factory=new_id, reasoning=options.reasoning,
+                            in_reasoning=options.in_reasoning)
 
     return new_parser
 
 
 def _no_id() -> str:
     return ""
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (ValueError, RecursionError):  # G11 says this cannot happen; never fatal anyway
+        return "null"
+
+
+def _always(text: str) -> bool:
+    return True
+
+
+def _never(text: str) -> bool:
+    return False
 
 
 def _call_ids(text: str, line: int) -> Callable[[], str]:
@@ -173,7 +199,7 @@ def _findings(events: list[Event]) -> tuple[list[tuple[ToolCall, int]], list[Blo
         if isinstance(event, ToolCallBlock):
             calls.extend((call, block) for call in event.calls)
             block += 1
-        elif event.failure is not None:
+        elif isinstance(event, Text) and event.failure is not None:
             failures[event.failure] = None
     found = list(failures)
     return calls, found, any(failure.reason == "truncated" for failure in found)
