@@ -127,6 +127,8 @@ def fake_upstream(log: UpstreamLog) -> ASGIApp:
             chunks = _huge_event(text)
         elif model == "paced":
             chunks = _replayed(text, pause=0.005)
+        elif model == "split":   # an upstream that splits reasoning itself: "THOUGHT|||ANSWER"
+            chunks = _split(text)
         else:
             chunks = _replayed(text)
         return StreamingResponse(chunks, media_type="text/event-stream",
@@ -140,6 +142,17 @@ def fake_upstream(log: UpstreamLog) -> ASGIApp:
 
     return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]),
                              Route("/v1/models", models, methods=["GET"])])
+
+
+async def _split(text: str) -> AsyncIterator[bytes]:
+    thought, _, answer = text.partition("|||")
+    yield sse(completion_chunk("", role=True))
+    for start in range(0, len(thought), CHUNK):
+        chunk = completion_chunk()
+        chunk["choices"][0]["delta"]["reasoning_content"] = thought[start:start + CHUNK]
+        yield sse(chunk)
+    for data in list(answer_chunks(answer))[1:]:
+        yield data
 
 
 async def _replayed(text: str, pause: float = 0.0) -> AsyncIterator[bytes]:

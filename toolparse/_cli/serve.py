@@ -18,8 +18,10 @@ from toolparse._cli.common import (
     port,
     positive_int,
     processes,
+    reasoning_options,
     seconds,
 )
+from toolparse._errors import ConfigError, UnknownDialectError
 
 __all__ = ["add_parser", "run"]
 
@@ -45,6 +47,12 @@ def add_parser(commands: Any) -> None:
     serve.add_argument("--port", type=port, default=8000,
                        help="port to listen on, 1 to 65535 (default 8000)")
     add_dialect_options(serve)
+    serve.add_argument("--reasoning", metavar="NAME", default="auto",
+                       help="the reasoning format, sent as reasoning_content: auto (the "
+                            "dialect's own, the default), a format's name, or none")
+    serve.add_argument("--in-reasoning", action="store_true",
+                       help="the model's template opens the reasoning region in the prompt "
+                            "(a request's chat_template_kwargs thinking=false turns it off)")
     serve.add_argument("--on-rejected", choices=("content", "drop", "keep"), default="content",
                        help="a block with a call its schema rejects: send its text as content "
                             "(default), drop that call, or keep it")
@@ -83,13 +91,18 @@ def run(args: argparse.Namespace) -> int:
 
     _check_upstream(args.upstream)
 
+    reasoning = reasoning_options(args)
     config = ServeConfig(upstream=args.upstream, dialect=chosen_dialect(args) or "deepseek",
                          on_rejected=args.on_rejected, stream_arguments=args.stream_arguments,
                          timeout=args.timeout, max_body=args.max_body,
-                         header_timeout=args.header_timeout, body_timeout=args.body_timeout)
+                         header_timeout=args.header_timeout, body_timeout=args.body_timeout,
+                         **reasoning)
     # The options as a request will use them: an error here, not at the first request.
-    stream_rewriter(dialect=config.dialect, stream_arguments=config.stream_arguments,
-                    on_rejected=config.on_rejected)
+    try:
+        stream_rewriter(dialect=config.dialect, stream_arguments=config.stream_arguments,
+                        on_rejected=config.on_rejected, **reasoning)
+    except (UnknownDialectError, ConfigError) as error:
+        raise UsageError(str(error)) from None
     serve_forever(config, host=args.host, port=args.port, log_level=args.log_level,
                   workers=args.workers)
     return 0

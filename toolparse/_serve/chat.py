@@ -57,7 +57,8 @@ async def chat_completions(request: Request, client: httpx2.AsyncClient,
     body = await read_body(request, config.max_body)
     payload = _request_object(body)
     tools = payload.get("tools")
-    rewriter = _rewriter(tools, config)
+    in_reasoning = _in_reasoning(payload, config)
+    rewriter = _rewriter(tools, config, in_reasoning)
     try:
         upstream = await client.send(upstream_request(client, request, b"chat/completions", body),
                                      stream=True)
@@ -77,7 +78,7 @@ async def chat_completions(request: Request, client: httpx2.AsyncClient,
         await upstream.aclose()
     if upstream.status_code != 200:   # the upstream's own error, as it came
         return Response(answer, status_code=upstream.status_code, headers=headers)
-    body, warning = _rewritten_completion(answer, tools, config)
+    body, warning = _rewritten_completion(answer, tools, config, in_reasoning)
     if warning is not None:
         headers[WARNING_HEADER] = warning
     return Response(body, headers=headers, media_type="application/json")
@@ -98,18 +99,38 @@ def _request_object(body: bytes) -> Mapping[str, Any]:
     return payload
 
 
-def _rewriter(tools: Any, config: ServeConfig) -> StreamRewriter[Any]:
+_THINKING_KEYS = ("thinking", "enable_thinking")
+"""The `chat_template_kwargs` keys by which a request turns thinking on or off (DeepSeek
+V3.1's `thinking`; Qwen3's and GLM's `enable_thinking`)."""
+
+
+def _in_reasoning(payload: Mapping[str, Any], config: ServeConfig) -> bool:
+    """Whether the answer starts inside a reasoning region (SPEC 9, 11): the route's
+    `--in-reasoning` (its template opens the region in the prompt), unless the request
+    turns thinking off; a request cannot turn it on where the template does not."""
+    if not config.in_reasoning:
+        return False
+    options = payload.get("chat_template_kwargs")
+    if isinstance(options, Mapping):
+        for key in _THINKING_KEYS:
+            if options.get(key) is False:
+                return False
+    return True
+
+
+def _rewriter(tools: Any, config: ServeConfig, in_reasoning: bool) -> StreamRewriter[Any]:
     """The request's rewriter; its tools are checked here (a bad one: 400)."""
     try:
         return stream_rewriter(tools=tools, dialect=config.dialect,
                                stream_arguments=config.stream_arguments,
-                               on_rejected=config.on_rejected)
+                               on_rejected=config.on_rejected, reasoning=config.reasoning,
+                               in_reasoning=in_reasoning)
     except ToolparseError as error:
         raise ProxyError(400, f"tools: {error}", "invalid_request_error", "invalid_tools") from None
 
 
-def _rewritten_completion(answer: bytes, tools: Any,
-                          config: ServeConfig) -> tuple[bytes, str | None]:
+def _rewritten_completion(answer: bytes, tools: Any, config: ServeConfig,
+                          in_reasoning: bool) -> tuple[bytes, str | None]:
     """The answer rewritten, or as it came with the reason it was not (the warning)."""
     try:
         completion = loads(answer)
@@ -117,7 +138,8 @@ def _rewritten_completion(answer: bytes, tools: Any,
         return _unchanged(answer, "not JSON" if not isinstance(error, TooDeep) else str(error))
     try:
         rewritten = rewrite_completion(completion, tools=tools, dialect=config.dialect,
-                                       on_rejected=config.on_rejected)
+                                       on_rejected=config.on_rejected,
+                                       reasoning=config.reasoning, in_reasoning=in_reasoning)
         return dumps(rewritten), None
     except ChunkFormatError:
         return _unchanged(answer, "not a chat.completion")

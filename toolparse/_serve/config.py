@@ -52,6 +52,12 @@ class ServeConfig:
     """SPEC 8's policy for blocks with a rejected call."""
     stream_arguments: bool = False
     """Stream each call's arguments as they arrive (SPEC 8)."""
+    reasoning: str | None = "auto"
+    """The reasoning format (SPEC 11): `auto` (the dialect's own), a bundled format's
+    name, or None for none."""
+    in_reasoning: bool = False
+    """The prompt opens the reasoning region (the template did) unless the request turns
+    thinking off in its `chat_template_kwargs` (`thinking` or `enable_thinking`)."""
     timeout: float = DEFAULT_TIMEOUT
     """Upstream connect and read timeout, in seconds; past it the client gets 504."""
     max_body: int = DEFAULT_MAX_BODY

@@ -25,8 +25,13 @@ imported here: SDK outputs are built with the input's own class). Pure: no I/O.
 - `on_rejected` (a block with a rejected call): `"content"` (none of its calls goes
   out; its raw text is content), `"drop"` (its other calls go out), `"keep"` (all go
   out: an explicit opt-in to forwarding calls that failed their schema).
+- Reasoning (SPEC 11: `<think>...</think>` at the start of the content, or the
+  dialect's own format) goes out as `delta.reasoning_content` (`reasoning_field=`
+  names another field), never as content; an upstream that already splits reasoning
+  keeps its own field, and only its content is parsed.
 - `role`, `reasoning_content`, `usage`, `logprobs` and unknown fields pass through.
-  Content out plus the raw text of every forwarded block equals content in.
+  Content out plus the raw text of every forwarded block and reasoning region equals
+  content in.
 """
 
 from __future__ import annotations
@@ -52,27 +57,33 @@ def stream_rewriter(*, tools: ToolDefinitions | None = None,
                     dialect: str | Dialect = "deepseek", stream_arguments: bool = False,
                     on_rejected: OnRejected = "content",
                     id_factory: Callable[[], str] | None = None,
+                    reasoning_field: str = "reasoning_content",
                     **parser_options: Any) -> StreamRewriter[Any]:
     """A `StreamRewriter` for one stream, for push-style loops (`feed(chunk)` per
     chunk, `close()` at the end). Options as `rewrite_stream`; they are checked here
     (`SchemaError` for a bad tool schema, `ConfigError` for a bad option)."""
     return StreamRewriter(settings_from(
         tools=tools, dialect=dialect, stream_arguments=stream_arguments,
-        on_rejected=on_rejected, id_factory=id_factory, parser_options=parser_options))
+        on_rejected=on_rejected, id_factory=id_factory, parser_options=parser_options,
+        reasoning_field=reasoning_field))
 
 
 def rewrite_stream(chunks: Iterable[ChunkT], *, tools: ToolDefinitions | None = None,
                    dialect: str | Dialect = "deepseek", stream_arguments: bool = False,
                    on_rejected: OnRejected = "content",
                    id_factory: Callable[[], str] | None = None,
+                   reasoning_field: str = "reasoning_content",
                    **parser_options: Any) -> Iterator[ChunkT]:
     """Rewrite a stream of `chat.completion.chunk`s (dicts or SDK objects): tool-call
-    markup in `delta.content` becomes `delta.tool_calls`. Options are checked at the
-    call, before the first chunk is read. `parser_options` go to `StreamParser`
-    (`max_capture`, `model`, `repair`)."""
+    markup in `delta.content` becomes `delta.tool_calls`, and a reasoning region
+    (SPEC 11) goes out in `delta.reasoning_content` (`reasoning_field` names another
+    field, such as vLLM's newer `reasoning`), never as content. Options are checked at
+    the call, before the first chunk is read. `parser_options` go to `StreamParser`
+    (`max_capture`, `model`, `repair`, `reasoning`, `in_reasoning`)."""
     rewriter = stream_rewriter(tools=tools, dialect=dialect,
                                stream_arguments=stream_arguments, on_rejected=on_rejected,
-                               id_factory=id_factory, **parser_options)
+                               id_factory=id_factory, reasoning_field=reasoning_field,
+                               **parser_options)
     return _rewritten(chunks, rewriter)
 
 
@@ -80,11 +91,13 @@ def arewrite_stream(chunks: AsyncIterable[ChunkT], *, tools: ToolDefinitions | N
                     dialect: str | Dialect = "deepseek", stream_arguments: bool = False,
                     on_rejected: OnRejected = "content",
                     id_factory: Callable[[], str] | None = None,
+                    reasoning_field: str = "reasoning_content",
                     **parser_options: Any) -> AsyncIterator[ChunkT]:
     """`rewrite_stream` for an async iterable (such as `AsyncOpenAI`'s stream)."""
     rewriter = stream_rewriter(tools=tools, dialect=dialect,
                                stream_arguments=stream_arguments, on_rejected=on_rejected,
-                               id_factory=id_factory, **parser_options)
+                               id_factory=id_factory, reasoning_field=reasoning_field,
+                               **parser_options)
     return _arewritten(chunks, rewriter)
 
 
@@ -92,12 +105,14 @@ def rewrite_completion(completion: CompletionT, *, tools: ToolDefinitions | None
                        dialect: str | Dialect = "deepseek",
                        on_rejected: OnRejected = "content",
                        id_factory: Callable[[], str] | None = None,
+                       reasoning_field: str = "reasoning_content",
                        **parser_options: Any) -> CompletionT:
     """Rewrite a non-streaming `chat.completion` (a dict or an SDK `ChatCompletion`):
-    each choice's calls move from `message.content` to `message.tool_calls`."""
+    each choice's calls move from `message.content` to `message.tool_calls`, and its
+    reasoning (SPEC 11) to `message.reasoning_content` (or `reasoning_field`)."""
     settings = settings_from(tools=tools, dialect=dialect, stream_arguments=False,
                              on_rejected=on_rejected, id_factory=id_factory,
-                             parser_options=parser_options)
+                             parser_options=parser_options, reasoning_field=reasoning_field)
     result: CompletionT = rewrite_whole(completion, settings)
     return result
 

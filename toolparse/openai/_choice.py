@@ -6,7 +6,8 @@ delta and the order of text and calls is kept.
 
 Text is never lost: a piece of content is a `Text` event's text or the raw text of a
 block none of whose calls goes out; a block some of whose calls go out is the calls'
-entries. So content out plus the raw of every forwarded block is the content in.
+entries; a reasoning region (SPEC 11) is a `Thought`, sent in the reasoning field. So
+content out plus the raw of every forwarded block and every region is the content in.
 
 What has gone out cannot be taken back. In whole-call mode (the default) a call goes
 out only once its block has parsed and passed the `on_rejected` policy. With
@@ -28,6 +29,7 @@ from toolparse._events import (
     ArgumentsDelta,
     CallsAborted,
     CallStarted,
+    Reasoning,
     StreamEvent,
     Text,
     ToolCall,
@@ -35,12 +37,28 @@ from toolparse._events import (
 )
 from toolparse.openai._parsers import ParserLike, Settings
 
-__all__ = ["ChoiceRewriter", "Entry", "Piece", "Pieces"]
+__all__ = ["ChoiceRewriter", "Entry", "Piece", "Pieces", "Thought"]
 
 Entry: TypeAlias = dict[str, Any]
 """One `delta.tool_calls` entry: `{"index", "id", "type", "function": {...}}`."""
 
-Piece: TypeAlias = "str | list[Entry]"
+class Thought:
+    """A piece of the model's reasoning (SPEC 11): it goes out in the delta's reasoning
+    field (`reasoning_content`), never as content."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Thought) and other.text == self.text
+
+    def __repr__(self) -> str:
+        return f"Thought({self.text!r})"
+
+
+Piece: TypeAlias = "str | list[Entry] | Thought"
 
 
 class Pieces:
@@ -50,6 +68,15 @@ class Pieces:
 
     def __init__(self) -> None:
         self.items: list[Piece] = []
+
+    def thought(self, text: str) -> None:
+        if not text:
+            return
+        items = self.items
+        if items and isinstance(items[-1], Thought):
+            items[-1] = Thought(items[-1].text + text)
+        else:
+            items.append(Thought(text))
 
     def text(self, text: str) -> None:
         if not text:
@@ -155,6 +182,8 @@ class ChoiceRewriter:
         for event in events:
             if isinstance(event, Text):
                 out.text(event.text)
+            elif isinstance(event, Reasoning):
+                out.thought(event.text)
             elif isinstance(event, ToolCallBlock):
                 self._block(event, out)
             elif isinstance(event, CallStarted):

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolparse._errors import ChunkFormatError
-from toolparse.openai._choice import Piece
+from toolparse.openai._choice import Piece, Thought
 
 __all__ = ["as_data", "checked_choices", "choice_outputs", "same_kind", "split_chunk"]
 
@@ -78,10 +78,13 @@ def checked_choices(data: Mapping[str, Any], body: str) -> list[Mapping[str, Any
 
 
 def choice_outputs(choice: Mapping[str, Any], delta: Mapping[str, Any],
-                   pieces: Sequence[Piece], finish: str | None) -> list[dict[str, Any]]:
+                   pieces: Sequence[Piece], finish: str | None,
+                   reasoning_field: str = "reasoning_content") -> list[dict[str, Any]]:
     """The output choices for one input choice: one per piece, in order. The first
     carries the fields passed through (role, reasoning_content, logprobs, unknown
-    ones), the last the finish_reason. None when the choice has nothing to say."""
+    ones), the last the finish_reason. None when the choice has nothing to say. A
+    reasoning piece goes out in `reasoning_field` (after any the upstream sent in the
+    same delta: an upstream that splits reasoning keeps its own)."""
     index = choice.get("index", 0)
     extra_delta = {key: value for key, value in delta.items() if key not in _OWN_DELTA_FIELDS}
     extra_choice = {key: value for key, value in choice.items()
@@ -96,6 +99,9 @@ def choice_outputs(choice: Mapping[str, Any], delta: Mapping[str, Any],
         out_delta = dict(extra_delta) if position == 0 else {}
         if isinstance(piece, str):
             out_delta["content"] = piece
+        elif isinstance(piece, Thought):
+            before = out_delta.get(reasoning_field)
+            out_delta[reasoning_field] = (before if isinstance(before, str) else "") + piece.text
         elif piece is not None:
             out_delta["tool_calls"] = piece
         elif "content" in delta:

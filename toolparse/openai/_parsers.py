@@ -53,14 +53,22 @@ class Settings:
     on_rejected: OnRejected
     """The policy for blocks with a rejected call."""
     parser_options: Mapping[str, Any] = field(default_factory=dict)
-    """Further `StreamParser` options (`max_capture`, `model`, `repair`)."""
+    """Further `StreamParser` options (`max_capture`, `model`, `repair`, `reasoning`,
+    `in_reasoning`)."""
+    reasoning_field: str = "reasoning_content"
+    """The delta (and message) field reasoning goes out in (SPEC 8, 11)."""
 
 
 def settings_from(*, tools: ToolDefinitions | None, dialect: str | Dialect,
                   stream_arguments: bool, on_rejected: str,
                   id_factory: Callable[[], str] | None,
-                  parser_options: Mapping[str, Any]) -> Settings:
+                  parser_options: Mapping[str, Any],
+                  reasoning_field: str = "reasoning_content") -> Settings:
     """The options of `rewrite_stream` and its siblings, checked (errors name the option)."""
+    if not isinstance(reasoning_field, str) or not reasoning_field or reasoning_field in (
+            "content", "tool_calls", "role"):
+        raise ConfigError(f"reasoning_field must name a field of its own, such as "
+                          f"'reasoning_content' or 'reasoning', not {reasoning_field!r}")
     if not isinstance(stream_arguments, bool):
         raise ConfigTypeError(
             f"stream_arguments must be True or False, not {type(stream_arguments).__name__}")
@@ -71,7 +79,7 @@ def settings_from(*, tools: ToolDefinitions | None, dialect: str | Dialect,
     return Settings(dialect=dialect, tools=_tool_list(tools), id_factory=id_factory,
                     stream_arguments=stream_arguments,
                     on_rejected=on_rejected,  # type: ignore[arg-type]  # checked above
-                    parser_options=dict(parser_options))
+                    parser_options=dict(parser_options), reasoning_field=reasoning_field)
 
 
 def make_parser(settings: Settings) -> ParserLike:

@@ -119,7 +119,8 @@ class StreamRewriter(Generic[ChunkT]):
             out = Pieces()
             choice.close(out)
             per_choice.append(choice_outputs({"index": index}, {}, out.items,
-                                             choice.finish_reason(None)))
+                                             choice.finish_reason(None),
+                                             self._settings.reasoning_field))
         envelope = {**data, "choices": []}
         if "usage" in envelope:  # the usage went out with the chunk that carried it
             envelope["usage"] = None
@@ -156,7 +157,7 @@ class StreamRewriter(Generic[ChunkT]):
         if finish is not None and not rewriter.finished:
             rewriter.close(out)
             finish = rewriter.finish_reason(finish)
-        return choice_outputs(choice, delta, out.items, finish)
+        return choice_outputs(choice, delta, out.items, finish, self._settings.reasoning_field)
 
     def _choice(self, index: int) -> ChoiceRewriter:
         choice = self._choices.get(index)
