@@ -42,7 +42,7 @@ from toolparse._dialect.records import FORMAT, GrammarRecord, RuleRecord
 from toolparse._dialect.roles import (
     BlockRoles, block_roles, own_name, reachable, reachable_children, tokens_around)
 from toolparse._dialect.table import Table, read_table
-from toolparse._errors import GrammarError, UnknownDialectError
+from toolparse._errors import DialectTypeError, GrammarError, UnknownDialectError
 from toolparse._syntax.dfa import DFA
 from toolparse._syntax.files import cached_json, grammars_dir
 
@@ -79,6 +79,9 @@ def load_file(path: Path, name: str | None = None) -> Dialect:
 
 def load_bundled(name: str) -> Dialect:
     """A bundled dialect by name (`Dialect.bundled`), loaded once per process."""
+    if not isinstance(name, str):
+        raise DialectTypeError(f"Dialect.bundled: name must be a bundled dialect name (a str), "
+                               f"not {type(name).__name__}")
     return _bundled(name)
 
 
@@ -142,7 +145,7 @@ def resolve_dialect(dialect: str | Dialect) -> Dialect:
         return dialect
     if isinstance(dialect, str):
         return _bundled(dialect)
-    raise UnknownDialectError(
+    raise DialectTypeError(
         f"dialect must be a bundled dialect name or a toolparse.Dialect, not {type(dialect).__name__}")
 
 
