@@ -37,6 +37,23 @@ def test_loops_say_what_they_read() -> None:
     assert cost_of(r"<call>").loops_read("<") == []
 
 
+SEARCHED = [
+    # (pattern, whether a search for it keeps ever more attempts alive)
+    (r"<c=[^>]*x>", True),                   # `<c=<c=<c=...`: each attempt reads on
+    (r"[a-z]+(?=\s*<)", True),
+    (r"(?:a|b)*c", True),
+    (r"<x(?:\s+a=\"[^\"<]*\")*\s*>", False),  # the value stops at `"`, the name at `<`
+    (r"\[/x(?:\s+a=\"[^\"<]*\")*\s*>", False),  # its value reads `[`, not `[/x a="`
+    (r"<call>", False),
+]
+
+
+@pytest.mark.parametrize(("pattern", "unbounded"), SEARCHED)
+def test_a_search_keeps_a_bounded_number_of_attempts_alive(pattern: str,
+                                                          unbounded: bool) -> None:
+    assert bool(cost_of(pattern).searched) == unbounded, cost_of(pattern)
+
+
 def test_size_counts_each_repeat_copy_and_is_bounded() -> None:
     assert cost_of("abc").positions == 3
     assert cost_of("(?:ab){3}").positions == 6

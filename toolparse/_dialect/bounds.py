@@ -10,9 +10,9 @@ parse super-linear in the text (SPEC G6) or could never match (SPEC 5). docs/gra
 - an atom whose shortest match is longer than `MAX_ATOM` (it would never match);
 - a terminal that can read some text in ever more ways (`backtrack.py`: `(a+)+b`,
   `a*a*b`, `[^<]+(?=\\s*<)`): one failing match would be exponential or polynomial;
-- an atom whose loop can read a character the atom starts with (when it says which),
-  or the first character of a block opener (`<c=[^>]*x>`): each place it is tried, it
-  would read on over the next ones, quadratic over a text full of them.
+- an atom whose loop can read the first character of a block opener, or, where it is
+  tried at every place it can start, the start of another match of it (`<c=[^>]*x>`
+  over `<c=<c=<c=...`): each attempt would read on over the next ones, quadratic.
 
 The verdicts are cached with the grammar's other compiled data (one file per grammar,
 keyed by its terminals' patterns), so a warm start reads them and analyses nothing.
@@ -63,21 +63,18 @@ def check_loops(atoms: Iterable[TerminalSpec], costs: dict[str, Cost],
                 openers: Iterable[TerminalSpec], tried_often: Collection[str],
                 refuse: Refuse) -> None:
     """Raises `refuse(...)` for an atom a loop of which can read the first character
-    of a block opener, or, among the atoms tried at every place they can start
-    (`tried_often`: those searched for, and those of a state that loops over a value's
-    pieces), one a loop of which can read a character it starts with (when it says
-    which)."""
+    of a block opener, or, among the atoms tried wherever they can start (`tried_often`:
+    those searched for, and those of a state that loops over a value's pieces), one
+    whose loop can read the start of another match of it."""
     opener_chars = {char: spec.name for spec in openers for char in sorted(spec.starts or ())}
     for atom in atoms:
         cost = costs.get(atom.name)
         if atom.is_run or cost is None:
             continue
-        own = cost.loops_read(sorted(atom.starts or ())) if atom.name in tried_often else []
-        if own:
+        if atom.name in tried_often and cost.searched:
             raise refuse(atom.name, (
-                f"terminal {atom.name} can read {own[0]!r}, a character it starts with, "
-                "in a loop, and it is tried wherever it can start: it would read on over "
-                f"the next places (quadratic); exclude {own[0]!r} from the loop"))
+                f"terminal {atom.name} is tried wherever it can start, and {cost.searched} "
+                "(quadratic); make the loop stop at a character the start needs"))
         other = cost.loops_read(sorted(opener_chars))
         if other:
             raise refuse(atom.name, (

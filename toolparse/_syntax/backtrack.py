@@ -65,18 +65,25 @@ class Cost(NamedTuple):
     ambiguity: str
     """"" when every text is read in a bounded number of ways; else what is wrong, in
     words, with a text that shows it."""
+    searched: str
+    """"" when a search for the pattern keeps a bounded number of attempts alive at any
+    place of any text; else what is wrong: a loop that can read the start of another
+    match, so that each place it could start is another attempt reading on."""
     loops: Ranges
     """The characters some loop of the pattern (its lookaheads' included) can read."""
 
     def to_data(self) -> list[Any]:
-        return [self.positions, self.ambiguity, [list(pair) for pair in self.loops]]
+        return [self.positions, self.ambiguity, self.searched,
+                [list(pair) for pair in self.loops]]
 
     @classmethod
     def from_data(cls, data: Any) -> Cost:
-        positions, ambiguity, loops = data
-        if not isinstance(positions, int) or not isinstance(ambiguity, str):
-            raise TypeError("a pattern's cost is [int, str, ranges]")
-        return cls(positions, ambiguity, tuple((int(lo), int(hi)) for lo, hi in loops))
+        positions, ambiguity, searched, loops = data
+        if not (isinstance(positions, int) and isinstance(ambiguity, str)
+                and isinstance(searched, str)):
+            raise TypeError("a pattern's cost is [int, str, str, ranges]")
+        return cls(positions, ambiguity, searched,
+                   tuple((int(lo), int(hi)) for lo, hi in loops))
 
     def loops_read(self, chars: Iterable[str]) -> list[str]:
         """Those of `chars` that a loop of the pattern can read."""
@@ -94,7 +101,35 @@ def cost_of(pattern: str) -> Cost:
     _nullable, first, _last = nfa.sequence(parsed)
     nfa.initial_follow = set(first)
     loops = nfa.looping()
-    return Cost(size, nfa.ambiguity(loops), _union(nfa.sets[p] for p in sorted(loops)))
+    budget = _Budget()
+    ambiguity = nfa.ambiguity(loops, budget)
+    chars = _union(nfa.sets[p] for p in sorted(loops))
+    # Searched for, the pattern is `(?s:.)*?` and itself: an attempt at every place.
+    anywhere = len(nfa.sets)
+    nfa.sets.append(((0, _LAST),))
+    nfa.follow.append({anywhere: 1, **{p: 1 for p in first}})
+    found = _polynomial(nfa.follow, _Meets(nfa.sets), {anywhere, *loops}, budget, anywhere)
+    searched = "" if found is None else (
+        f"its loop on {_describe(nfa.sets[found[1]])} can read the start of another match "
+        "of it, so a search tries it again at each place and every attempt reads on")
+    return Cost(size, ambiguity, searched, chars)
+
+
+class _Budget:
+    """The pairs and triples of positions the questions may walk, over all of them: a
+    pattern within MAX_POSITIONS that needs more is refused as too large to check,
+    so that a load stays bounded."""
+
+    LIMIT = 400_000
+
+    def __init__(self) -> None:
+        self.left = self.LIMIT
+
+    def spend(self, count: int = 1) -> None:
+        self.left -= count
+        if self.left < 0:
+            raise PatternTooLarge(f"more than {self.LIMIT:,} pairs and triples of "
+                                  "positions to check")
 
 
 def _spelled_size(items: Any) -> int:
@@ -214,10 +249,11 @@ class _Nfa:
         return {p for component in _components(len(self.sets), lambda p: self.follow[p])
                 for p in component if len(component) > 1 or p in self.follow[p]}
 
-    def ambiguity(self, loops: set[int]) -> str:
+    def ambiguity(self, loops: set[int], budget: _Budget) -> str:
         """"" or what makes some text readable in ever more ways."""
         meets = _Meets(self.sets)
-        pairs, splits = _pair_edges(self.follow, meets, [(p, p) for p in sorted(loops)])
+        pairs, splits = _pair_edges(self.follow, meets, [(p, p) for p in sorted(loops)],
+                                    budget)
         for component in _components_of(pairs):
             diagonal = [a for a, b in component if a == b]
             members = set(component)
@@ -226,7 +262,7 @@ class _Nfa:
                 return (f"two loops read the same text in different ways around "
                         f"{_describe(self.sets[diagonal[0]])}: a text that fails reads "
                         "in exponentially many ways (nested quantifiers, such as (a+)+)")
-        found = _polynomial(self.follow, meets, loops)
+        found = _polynomial(self.follow, meets, loops, budget)
         if found is not None:
             p, q = found
             return (f"a loop on {_describe(self.sets[p])} and a later loop on "
@@ -256,8 +292,8 @@ class _Meets:
 Pair = tuple[int, int]
 
 
-def _pair_edges(follow: list[dict[int, int]], meets: _Meets, starts: list[Pair]
-                ) -> tuple[dict[Pair, list[Pair]], list[tuple[Pair, Pair]]]:
+def _pair_edges(follow: list[dict[int, int]], meets: _Meets, starts: list[Pair],
+                budget: _Budget) -> tuple[dict[Pair, list[Pair]], list[tuple[Pair, Pair]]]:
     """The pairs of positions reachable from `starts` reading one word, with their
     moves; and the moves from (p, p) to (x, x) made by two different moves of p to x
     (the two walkers part there, as they do on two positions)."""
@@ -270,6 +306,7 @@ def _pair_edges(follow: list[dict[int, int]], meets: _Meets, starts: list[Pair]
             continue
         a, b = pair
         moves = [(x, y) for x in follow[a] for y in follow[b] if meets(x, y)]
+        budget.spend(1 + len(moves))
         edges[pair] = moves
         if a == b:
             splits += [(pair, (x, x)) for x, count in follow[a].items() if count > 1]
@@ -277,28 +314,67 @@ def _pair_edges(follow: list[dict[int, int]], meets: _Meets, starts: list[Pair]
     return edges, splits
 
 
-def _polynomial(follow: list[dict[int, int]], meets: _Meets, loops: set[int]
-                ) -> tuple[int, int] | None:
-    """Positions p != q with p -w-> p, p -w-> q and q -w-> q for one word w, or None."""
+def _polynomial(follow: list[dict[int, int]], meets: _Meets, loops: set[int],
+                budget: _Budget, only: int | None = None) -> tuple[int, int] | None:
+    """Positions p != q with p -w-> p, p -w-> q and q -w-> q for one word w (p: `only`,
+    when given), or None."""
     component_of: dict[int, int] = {}
     for n, component in enumerate(_components(len(follow), lambda p: follow[p])):
         for p in component:
             component_of[p] = n
-    reach = {p: _reachable(follow, p) for p in loops}
-    for p in sorted(loops):
-        for q in sorted(loops):
-            if p == q or q not in reach[p]:
-                continue
-            if _triple_path(follow, meets, component_of, (p, p, q), (p, q, q)):
+    before: list[set[int]] = [set() for _ in follow]  # the reverse moves
+    for source, moves in enumerate(follow):
+        for target in moves:
+            before[target].add(source)
+    for p in sorted(loops) if only is None else [only]:
+        # The q that p can reach reading a word that also leads p back to itself: the
+        # pairs walked from (p, p), the first walker kept in p's component.
+        for q in sorted(_paired_with(follow, meets, component_of, p, budget) & loops - {p}):
+            towards = _reaching(before, q)
+            if _triple_path(follow, meets, component_of, (p, p, q), towards, budget):
                 return p, q
     return None
 
 
+def _paired_with(follow: list[dict[int, int]], meets: _Meets, component_of: dict[int, int],
+                 p: int, budget: _Budget) -> set[int]:
+    """The positions a second walker reaches from p while the first, reading the same
+    characters, stays in p's component."""
+    home = component_of[p]
+    seen = {(p, p)}
+    todo = [(p, p)]
+    while todo:
+        a, b = todo.pop()
+        for x in follow[a]:
+            if component_of[x] != home:
+                continue
+            for y in follow[b]:
+                if (x, y) not in seen and meets(x, y):
+                    budget.spend()
+                    seen.add((x, y))
+                    todo.append((x, y))
+    return {b for _a, b in seen}
+
+
+def _reaching(before: list[set[int]], goal: int) -> set[int]:
+    """The positions from which `goal` can be reached (itself included)."""
+    seen = {goal}
+    todo = [goal]
+    while todo:
+        for p in before[todo.pop()]:
+            if p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return seen
+
+
 def _triple_path(follow: list[dict[int, int]], meets: _Meets, component_of: dict[int, int],
-                 start: tuple[int, int, int], goal: tuple[int, int, int]) -> bool:
-    """Whether three walkers, each reading the same characters, go from `start` to
-    `goal` (the first stays in p's component, the third in q's)."""
-    p_part, q_part = component_of[start[0]], component_of[start[2]]
+                 start: tuple[int, int, int], towards: set[int], budget: _Budget) -> bool:
+    """Whether three walkers reading the same characters go from (p, p, q) to (p, q, q):
+    the first stays in p's component, the second on the way to q (`towards`), the third
+    in q's component."""
+    p, _, q = start
+    p_part, q_part = component_of[p], component_of[q]
     seen = {start}
     todo = [start]
     while todo:
@@ -307,36 +383,23 @@ def _triple_path(follow: list[dict[int, int]], meets: _Meets, component_of: dict
             if component_of[x] != p_part:
                 continue
             for y in follow[b]:
-                if not meets(x, y):
+                if y not in towards or not meets(x, y):
                     continue
                 for z in follow[c]:
-                    if component_of[z] != q_part or not meets(x, z) or not meets(y, z):
+                    if component_of[z] != q_part or not _meet3(meets, x, y, z):
                         continue
-                    if not _meet3(meets, x, y, z):
-                        continue
-                    triple = (x, y, z)
-                    if triple == goal:
+                    if (x, y, z) == (p, q, q):
                         return True
-                    if triple not in seen:
-                        seen.add(triple)
-                        todo.append(triple)
+                    if (x, y, z) not in seen:
+                        budget.spend()
+                        seen.add((x, y, z))
+                        todo.append((x, y, z))
     return False
 
 
 def _meet3(meets: _Meets, x: int, y: int, z: int) -> bool:
     return bool(_intersect(_intersect(meets.sets[meets.of[x]], meets.sets[meets.of[y]]),
                            meets.sets[meets.of[z]]))
-
-
-def _reachable(follow: list[dict[int, int]], start: int) -> set[int]:
-    seen: set[int] = set()
-    todo = list(follow[start])
-    while todo:
-        p = todo.pop()
-        if p not in seen:
-            seen.add(p)
-            todo.extend(follow[p])
-    return seen
 
 
 def _components(count: int, successors: Any) -> list[list[int]]:
