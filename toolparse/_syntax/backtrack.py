@@ -30,8 +30,10 @@ a common character for the ambiguity, a few milliseconds for a bundled grammar's
 
 from __future__ import annotations
 
+import array
 import functools
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -280,6 +282,7 @@ class _Meets:
         self.of = [self.ids.setdefault(chars, len(self.ids)) for chars in sets]
         self.sets = list(self.ids)
         self.known: dict[tuple[int, int], bool] = {}
+        self.triples: dict[tuple[int, int, int], bool] = {}
 
     def __call__(self, p: int, q: int) -> bool:
         key = (self.of[p], self.of[q])
@@ -398,8 +401,14 @@ def _triple_path(follow: list[dict[int, int]], meets: _Meets, component_of: dict
 
 
 def _meet3(meets: _Meets, x: int, y: int, z: int) -> bool:
-    return bool(_intersect(_intersect(meets.sets[meets.of[x]], meets.sets[meets.of[y]]),
-                           meets.sets[meets.of[z]]))
+    """Whether the three positions' sets share a character (asked once per three sets)."""
+    key = (meets.of[x], meets.of[y], meets.of[z])
+    found = meets.triples.get(key)
+    if found is None:
+        sets = meets.sets
+        found = meets.triples[key] = bool(_intersect(_intersect(sets[key[0]], sets[key[1]]),
+                                                     sets[key[2]]))
+    return found
 
 
 def _components(count: int, successors: Any) -> list[list[int]]:
@@ -515,7 +524,11 @@ def _ranges_matching(char_pattern: str) -> Ranges:
 
 @functools.cache
 def _every_character() -> str:
-    return "".join(map(chr, range(_LAST + 1)))
+    """Every code point, in order (decoded at C speed: a fifth of joining chr()s)."""
+    codes = array.array("I", range(_LAST + 1))
+    if sys.byteorder != "little":  # pragma: no cover
+        codes.byteswap()
+    return codes.tobytes().decode("utf-32-le", "surrogatepass")
 
 
 def _union(parts: Iterable[Ranges]) -> Ranges:
