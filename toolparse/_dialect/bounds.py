@@ -24,14 +24,26 @@ from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from toolparse._dialect.lexer import MAX_ATOM, TerminalSpec
-from toolparse._syntax.backtrack import MAX_POSITIONS, Cost, PatternTooLarge, cost_of
+from toolparse._syntax.backtrack import MAX_POSITIONS, Cost, PatternTooLarge, cost_of, size_of
 from toolparse._syntax.files import cached_json
 from toolparse._syntax.regexp import widths
 
-__all__ = ["check_costs", "check_loops"]
+__all__ = ["check_costs", "check_loops", "check_sizes"]
 
 Refuse = Callable[[str, str], Exception]
 """(terminal name, message) -> the error to raise (a GrammarError naming file and line)."""
+
+
+def check_sizes(patterns: Iterable[tuple[str, str]], refuse: Refuse) -> None:
+    """Raises `refuse(...)` for the first terminal (name, regular expression) larger than
+    `MAX_POSITIONS`: before Lark builds a parser, whose strict checks would take minutes."""
+    for name, pattern in patterns:
+        size = size_of(pattern)
+        if size > MAX_POSITIONS:
+            raise refuse(name, (
+                f"terminal {name} cannot be checked: it is too large ({size:,} positions, "
+                f"counting each repeat's copies; at most {MAX_POSITIONS:,}): split it into "
+                "several terminals or shorten it"))
 
 
 def check_costs(terminals: Iterable[TerminalSpec], refuse: Refuse) -> dict[str, Cost]:

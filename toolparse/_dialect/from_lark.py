@@ -34,7 +34,7 @@ from toolparse._dialect.records import GrammarRecord, LalrTable, RuleRecord, Sym
 from toolparse._dialect.table import REDUCE, SHIFT
 from toolparse._syntax.files import cache_dir, cache_key, grammars_dir
 
-__all__ = ["LarkError", "grammar_record", "lark_parser", "string_pieces"]
+__all__ = ["LarkError", "grammar_record", "lark_parser", "string_pieces", "terminal_patterns"]
 
 
 def lark_parser(text: str, path: Path, starts: Sequence[str]) -> lark.Lark:
@@ -89,6 +89,16 @@ def _conflicting_rules(text: str, path: Path, starts: Sequence[str], terminal: s
     return [found[n + 1][3:] for n, line in enumerate(found[:-1])
             if line.startswith(f"Shift/Reduce conflict for terminal {terminal}:")
             and found[n + 1].startswith(" * ")]
+
+
+def terminal_patterns(text: str, path: Path, starts: Sequence[str]) -> list[tuple[str, str]]:
+    """Each terminal's name and regular expression, as Lark compiles them before it
+    builds a parser (a few milliseconds), so that the loader can refuse a terminal too
+    large for Lark's strict checks to finish soon."""
+    builder = GrammarBuilder(import_paths=[str(path.parent), str(grammars_dir())])
+    builder.load_grammar(text, str(path))
+    terminals, _rules, _ignore = builder.build().compile(list(starts), "*")
+    return [(str(t.name), t.pattern.to_regexp()) for t in terminals]
 
 
 def grammar_record(parser: lark.Lark) -> GrammarRecord:

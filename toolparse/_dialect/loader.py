@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from toolparse._dialect.bounds import check_costs, check_loops
+from toolparse._dialect.bounds import check_costs, check_loops, check_sizes
 from toolparse._dialect.build import CONTRACT_RULES, Builders
 from toolparse._dialect.dialect import Dialect
 from toolparse._dialect.grammar import Grammar
@@ -266,7 +266,11 @@ def _compiled(text: str, path: Path, starts: tuple[str, ...]) -> GrammarRecord:
         from toolparse._dialect import from_lark  # noqa: PLC0415  (Lark: only on a miss)
 
         try:
+            # Sizes first: Lark's strict checks take a minute on 5,000 alternatives.
+            check_sizes(from_lark.terminal_patterns(text, path, starts), _refuser(text, path))
             return from_lark.grammar_record(from_lark.lark_parser(text, path, starts)).to_data()
+        except GrammarError:
+            raise
         except from_lark.LarkError as e:
             raise _grammar_error(e, text, path) from e
         except (OSError, ValueError) as e:

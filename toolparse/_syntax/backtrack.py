@@ -42,7 +42,7 @@ try:  # the standard library's parser of regex syntax (private, as in regexp.py)
 except ImportError:  # pragma: no cover
     _sre_parse = None
 
-__all__ = ["Cost", "PatternTooLarge", "cost_of"]
+__all__ = ["Cost", "MAX_POSITIONS", "PatternTooLarge", "cost_of", "size_of"]
 
 MAX_POSITIONS = 2048
 """The most character-reading positions a pattern may have (a literal of 1,000
@@ -132,6 +132,16 @@ class _Budget:
         if self.left < 0:
             raise PatternTooLarge(f"more than {self.LIMIT:,} pairs and triples of "
                                   "positions to check")
+
+
+def size_of(pattern: str) -> int:
+    """The positions of `pattern`, each repeat's copies counted (MAX_POSITIONS + 1 and
+    more: too large); a pattern the standard library cannot parse counts 0 (`cost_of`
+    says so later)."""
+    try:
+        return _spelled_size(_sre_parse.parse(pattern))
+    except (ValueError, TypeError, RecursionError, OverflowError, re.error):
+        return 0
 
 
 def _spelled_size(items: Any) -> int:
