@@ -220,3 +220,67 @@ def test_feed_and_close_through_the_class_and_their_documented_types() -> None:
     assert "chunk" in (toolparse.StreamParser.feed.__doc__ or "")
     with pytest.raises(toolparse.StreamClosedError):
         parser.close()
+
+
+# ---- wrong-typed arguments: a ToolparseError that is also a TypeError, naming them (G8) ----
+
+def _a_case() -> object:
+    return toolparse.corpus.find_cases(toolparse.corpus.bundled_corpus())[0]
+
+
+WRONG_TYPES = [
+    # (call, a word the message must hold: the argument's name)
+    ("parse(None)", lambda: toolparse.parse(None), "str"),
+    ("parse(dialect=None)", lambda: toolparse.parse("x", dialect=None), "dialect"),
+    ("parse(max_capture='1')", lambda: toolparse.parse("x", max_capture="1"), "max_capture"),
+    ("parse(tools=3)", lambda: toolparse.parse("x", tools=3), "tools"),
+    ("parse(model=3)", lambda: toolparse.parse("x", model=3), "model"),
+    ("parse(repair=3)", lambda: toolparse.parse("x", repair=3), "repair"),
+    ("parse(id_factory=3)", lambda: toolparse.parse("x", id_factory=3), "id_factory"),
+    ("StreamParser(None)", lambda: toolparse.StreamParser(None), "dialect"),
+    ("StreamParser(incremental=1)", lambda: toolparse.StreamParser(incremental=1), "incremental"),
+    ("StreamParser().feed(b'x')", lambda: toolparse.StreamParser().feed(b"x"), "feed"),
+    ("Dialect.from_file(None)", lambda: toolparse.Dialect.from_file(None), "path"),
+    ("Dialect.from_file(b'x.lark')", lambda: toolparse.Dialect.from_file(b"x.lark"), "path"),
+    ("Dialect.from_file(name=3)",
+     lambda: toolparse.Dialect.from_file("grammars/deepseek.lark", name=3), "name"),
+    ("Dialect.bundled(None)", lambda: toolparse.Dialect.bundled(None), "name"),
+    ("Dialect.bundled(['x'])", lambda: toolparse.Dialect.bundled(["x"]), "name"),
+    ("repair_tool_call(config=3)",
+     lambda: toolparse.repair_tool_call("f", "{}", None, config=3), "config"),
+    ("repair_tool_call(model=3)",
+     lambda: toolparse.repair_tool_call("f", "{}", None, model=3), "model"),
+    ("corpus.find_cases(3)", lambda: toolparse.corpus.find_cases(3), "path"),
+    ("corpus.load_case(None)", lambda: toolparse.corpus.load_case(None), "path"),
+    ("corpus.load_case(root=3)", lambda: toolparse.corpus.load_case("x.txt", root=3), "root"),
+    ("corpus.chunkings(None)", lambda: toolparse.corpus.chunkings(None), "case"),
+    ("corpus.random_chunks(None, 1)", lambda: toolparse.corpus.random_chunks(None, 1), "text"),
+    ("corpus.random_chunks('x', 'a')", lambda: toolparse.corpus.random_chunks("x", "a"), "seed"),
+    ("corpus.split_at(None, [1])", lambda: toolparse.corpus.split_at(None, [1]), "text"),
+    ("corpus.split_at('abc', 3)", lambda: toolparse.corpus.split_at("abc", 3), "cuts"),
+    ("corpus.split_at('abc', ['a'])", lambda: toolparse.corpus.split_at("abc", ["a"]), "cuts[0]"),
+    ("corpus.event_records([3])", lambda: toolparse.corpus.event_records([3]), "events[0]"),
+    ("corpus.run_case(None)", lambda: toolparse.corpus.run_case(None), "case"),
+    ("corpus.run_case(dialect=3)", lambda: toolparse.corpus.run_case(_a_case(), 3), "dialect"),
+    ("corpus.records_match(3, [])", lambda: toolparse.corpus.records_match(3, []), "expected"),
+    ("corpus.render_records([3])", lambda: toolparse.corpus.render_records([3]), "records[0]"),
+    ("corpus.summary_table([3])", lambda: toolparse.corpus.summary_table([3]), "results[0]"),
+    ("corpus.update_case(None)", lambda: toolparse.corpus.update_case(None), "case"),
+    ("corpus.update_case(dialect=3)",
+     lambda: toolparse.corpus.update_case(_a_case(), 3, write=False), "dialect"),
+]
+
+
+@pytest.mark.parametrize(("call", "named"), [case[1:] for case in WRONG_TYPES],
+                         ids=[case[0] for case in WRONG_TYPES])
+def test_a_wrong_typed_argument_is_a_toolparse_type_error_naming_it(call, named: str) -> None:
+    with pytest.raises(toolparse.ToolparseError) as info:
+        call()
+    assert isinstance(info.value, TypeError), type(info.value).__mro__
+    assert named in str(info.value), str(info.value)
+
+
+def test_a_dialect_of_the_wrong_type_is_still_an_unknown_dialect_error() -> None:
+    # Handlers written for the older error keep catching it.
+    with pytest.raises(toolparse.UnknownDialectError):
+        toolparse.StreamParser(3)

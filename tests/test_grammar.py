@@ -4,6 +4,7 @@ the file, line and rule."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -179,6 +180,9 @@ def assert_load_error(tmp_path: Path, old: str, new: str, message: str,
     return error
 
 
+_OPEN = "OPEN.3: /<call=(?P<name>[a-z]+)>/"
+_WRAPPER = 'WRAPPER_OPEN.3: "<calls>"'
+
 SILENT_MISTAKES = [
     # (what is wrong, the edit, the message, the rule named, a text on the line named)
     ("no block rule", ("block: WRAPPER_OPEN invoke+ WRAPPER_CLOSE\n", ""),
@@ -214,6 +218,25 @@ SILENT_MISTAKES = [
      "typing='guess': expected one of attribute, schema, json", None, "//!"),
     ("unknown value edges", ("value_edges=newline", "value_edges=strip"),
      "value_edges='strip': expected one of xml, trim, newline, none", None, "//!"),
+    # What would make a parse super-linear in the text (SPEC G6), or never match.
+    ("nested quantifiers", (_OPEN, "OPEN.3: /<call=(?P<name>(a+)+b)>/"),
+     "exponentially many ways", "OPEN", "OPEN.3"),
+    ("overlapping quantifiers", (_OPEN, "OPEN.3: /<call=(?P<name>[a-z]+_?[a-z]+)>/"),
+     "polynomial in its length", "OPEN", "OPEN.3"),
+    ("a lookahead that rereads a loop", ('CLOSE.3: "</call>"', "CLOSE.3: /<\\/call[^<]*(?=\\s*<)/"),
+     "polynomial in its length", "CLOSE", "CLOSE.3"),
+    ("a back-reference", ('CLOSE.3: "</call>"', "CLOSE.3: /<(\\/)call>\\1?/"),
+     "refers back to a group", "CLOSE", "CLOSE.3"),
+    ("an atom longer than an atom can be", (_WRAPPER, 'WRAPPER_OPEN.3: "<' + "x" * 1100 + '>"'),
+     "is at least 1,102 characters long", "WRAPPER_OPEN", "WRAPPER_OPEN"),
+    ("a terminal too large to check", (_WRAPPER, "WRAPPER_OPEN.3: " + " | ".join(
+        f'"<w{n}>"' for n in range(1000))), "too large", "WRAPPER_OPEN", "WRAPPER_OPEN"),
+    ("an opener whose loop reads on over the next place it starts",
+     (_WRAPPER, "WRAPPER_OPEN.3: /<c=[^>]*x>/"), "can read the start of another match",
+     "WRAPPER_OPEN", "WRAPPER_OPEN"),
+    ("a tag whose loop reads an opener's first character",
+     ("PARAM_OPEN.3: /<arg=(?P<name>[a-z]+)>/", "PARAM_OPEN.3: /<arg=(?P<name>[^>]+)>/"),
+     "'<', the first character of", "PARAM_OPEN", "PARAM_OPEN"),
 ]
 
 
@@ -224,6 +247,27 @@ def test_a_silent_grammar_mistake_is_an_error_at_load(tmp_path: Path, edit: tupl
                                                       message: str, rule: str | None,
                                                       line_of: str | None) -> None:
     assert_load_error(tmp_path, *edit, message, rule, line_of)
+
+
+def test_a_grammar_nested_thousands_deep_names_file_and_line(tmp_path: Path) -> None:
+    # Lark, interegular and the regex parser recurse on nesting: a RecursionError
+    # becomes a GrammarError naming the line where the nesting is deepest. (At Python's
+    # default limit: a program that raised it may load such a grammar.)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        _nested_thousands_deep(tmp_path)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _nested_thousands_deep(tmp_path: Path) -> None:
+    for old, new in (("invoke: OPEN param* CLOSE",
+                      "invoke: OPEN " + "(" * 3000 + "param" + ")" * 3000 + "* CLOSE"),
+                     ('CLOSE.3: "</call>"', "CLOSE.3: /" + "(?:" * 3000 + "<\\/call>" + ")" * 3000 + "/")):
+        error = assert_load_error(tmp_path, old, new, "nested too deeply", None,
+                                  new.split(":")[0])
+        assert error.line is not None
 
 
 def test_a_conflict_keeps_larks_whole_message(tmp_path: Path) -> None:

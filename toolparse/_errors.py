@@ -14,6 +14,7 @@ __all__ = [
     "ChunkTypeError",
     "StreamClosedError",
     "UnknownDialectError",
+    "DialectTypeError",
     "GrammarError",
     "SchemaError",
     "ConfigError",
@@ -40,6 +41,11 @@ class StreamClosedError(ToolparseError, ValueError):
 
 class UnknownDialectError(ToolparseError, ValueError):
     """A dialect name that is not bundled, or a `dialect=` of the wrong type."""
+
+
+class DialectTypeError(UnknownDialectError, TypeError):
+    """A `dialect=` (or a dialect name) that is neither a str nor a `Dialect`: `None`,
+    `3`. An `UnknownDialectError` too, so existing handlers keep catching it."""
 
 
 class GrammarError(ToolparseError, ValueError):
@@ -70,8 +76,9 @@ class ConfigError(ToolparseError, ValueError):
 
 
 class ConfigTypeError(ToolparseError, TypeError):
-    """An option of `parse`/`StreamParser` (or a configuration value) of the wrong type:
-    `model=123`, `tools="x"`, `max_capture=1.5`."""
+    """An argument of a public function of the wrong type, named in the message: an
+    option of `parse`/`StreamParser` (`model=123`, `tools="x"`, `max_capture=1.5`), a
+    path (`Dialect.from_file(None)`), a corpus function's case or text."""
 
 
 class RejectedCallError(ToolparseError, ValueError):

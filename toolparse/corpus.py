@@ -40,33 +40,18 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolparse._dialect import Dialect
-from toolparse._errors import ToolparseError
-from toolparse._events import BlockFailure, Event, Reasoning, Text, ToolCallBlock
+from toolparse._arguments import require, require_args, require_items, require_path
+from toolparse._errors import DialectTypeError, ToolparseError
+from toolparse._events import (
+    ArgumentsDelta, BlockFailure, CallsAborted, CallStarted, Event, Reasoning, Text,
+    ToolCallBlock)
 from toolparse._stream import StreamParser
 
-__all__ = [
-    "CASE_SUFFIX",
-    "EXPECTED_SUFFIX",
-    "META_SUFFIX",
-    "TOOLS_SUFFIX",
-    "Case",
-    "CaseResult",
-    "CorpusError",
-    "Outcome",
-    "Update",
-    "bundled_corpus",
-    "chunkings",
-    "random_chunks",
-    "split_at",
-    "event_records",
-    "find_cases",
-    "load_case",
-    "records_match",
-    "render_records",
-    "run_case",
-    "summary_table",
-    "update_case",
-]
+__all__ = ["CASE_SUFFIX", "EXPECTED_SUFFIX", "META_SUFFIX", "TOOLS_SUFFIX", "Case",
+           "CaseResult", "CorpusError", "Outcome", "Update", "bundled_corpus",
+           "chunkings", "random_chunks", "split_at", "event_records", "find_cases",
+           "load_case", "records_match", "render_records", "run_case", "summary_table",
+           "update_case"]
 
 CASE_SUFFIX: Final = ".txt"
 """The model output of a case: `<case>.txt`."""
@@ -100,6 +85,9 @@ class CorpusError(ToolparseError, ValueError):
     """A corpus path or case file cannot be read, or a file has the wrong shape; the
     message names the file and, for a JSON file, the line."""
 
+
+_CASE: Final = "a toolparse.corpus.Case"
+_EVENTS: Final = (Text, ToolCallBlock, Reasoning, CallStarted, ArgumentsDelta, CallsAborted)
 
 Record = dict[str, Any]
 """One expected-file line: `{"text": ...}`, `{"text": ..., "failure": ..., "at": ...}` or
@@ -259,7 +247,7 @@ def find_cases(*paths: str | Path) -> list[Case]:
         CorpusError: A path does not exist, is a file that is not a `.txt` case, or a
             case's files cannot be read or have the wrong shape.
     """
-    roots = [Path(p) for p in paths] or [bundled_corpus()]
+    roots = [require_path(p, "find_cases: path") for p in paths] or [bundled_corpus()]
     seen: set[Path] = set()
     cases: list[Case] = []
     for root in roots:
@@ -297,9 +285,10 @@ def load_case(path: str | Path, *, root: str | Path | None = None) -> Case:
         CorpusError: A file cannot be read, is not UTF-8 or valid JSON, or has the
             wrong shape; or `path` is not inside `root`.
     """
-    path = Path(path)
+    path = require_path(path, "load_case: path")
     resolved = path.resolve()
-    base = Path(root).resolve() if root is not None else resolved.parent.parent
+    base = (require_path(root, "load_case: root").resolve() if root is not None
+            else resolved.parent.parent)
     if not resolved.is_relative_to(base):
         raise CorpusError(f"{path}: not inside the corpus root {base}")
     case_id = resolved.relative_to(base).as_posix()
@@ -411,6 +400,7 @@ def chunkings(case: Case) -> list[tuple[str, list[str]]]:
         `(label, chunks)` pairs: `whole`, `1-char`, and `RANDOM_CHUNKINGS` random ones
         (`random-<seed>`) seeded from the case's id, so every run cuts it the same way.
     """
+    require_args("chunkings", ("case", case, Case, _CASE))
     text = case.text
     runs = [("whole", [text]), ("1-char", list(text) or [""])]
     for n in range(1, RANDOM_CHUNKINGS + 1):
@@ -431,6 +421,8 @@ def random_chunks(text: str, seed: int, shortest: int = 1, longest: int = 9) -> 
     Returns:
         The pieces, in order; an empty text is one empty chunk.
     """
+    require_args("random_chunks", ("text", text, str, "a str"), ("seed", seed, int, "an int"),
+                 ("shortest", shortest, int, "an int"), ("longest", longest, int, "an int"))
     rnd = random.Random(seed)
     pieces, i = [], 0
     while i < len(text):
@@ -450,7 +442,9 @@ def split_at(text: str, cuts: Iterable[int]) -> list[str]:
     Returns:
         The pieces, in order; they join to `text`.
     """
-    points = sorted({c for c in cuts if 0 < c < len(text)})
+    require_args("split_at", ("text", text, str, "a str"))
+    points = sorted({c for c in require_items(cuts, int, "split_at: cuts", "offsets", "an int")
+                     if 0 < c < len(text)})
     pieces, last = [], 0
     for c in points:
         pieces.append(text[last:c])
@@ -476,7 +470,7 @@ def event_records(events: Iterable[Event], *, with_status: bool = False) -> list
     """
     records: list[Record] = []
     last_failure: BlockFailure | None = None
-    for event in events:
+    for event in require_items(events, _EVENTS, "event_records: events", "events", "an event"):
         if isinstance(event, Reasoning) or (isinstance(event, Text) and event.raw != event.text):
             # A reasoning piece, or framing markup (SPEC 11): merged with the last record
             # of the same kind, so that every chunking gives the same records.
@@ -526,6 +520,7 @@ def run_case(case: Case, dialect: str | Dialect | None = None) -> CaseResult:
     Returns:
         The verdict; `passed` when every chunking gave the expected events.
     """
+    _check_case("run_case", case, dialect)
     if case.expected is None:
         return CaseResult(case=case, problem=(
             f"no expected file ({case.expected_path.name}); `toolparse corpus --update` writes one"))
@@ -549,6 +544,12 @@ def run_case(case: Case, dialect: str | Dialect | None = None) -> CaseResult:
     return CaseResult(case=case, mismatches=tuple(
         Outcome(chunkings=tuple(labels), records=records, error=error)
         for labels, records, error in mismatches.values()))
+
+
+def _check_case(function: str, case: object, dialect: object) -> None:
+    require_args(function, ("case", case, Case, _CASE))
+    require(dialect, (str, Dialect, type(None)), f"{function}: dialect",
+            "a dialect name or a toolparse.Dialect", DialectTypeError)
 
 
 def _stream(case: Case, chunks: Sequence[str], dialect: str | Dialect | None) -> list[Event]:
@@ -588,6 +589,8 @@ def records_match(expected: Sequence[Record], got: Sequence[Record]) -> bool:
     Returns:
         True when they match.
     """
+    for name, records in (("expected", expected), ("got", got)):
+        require_items(records, dict, f"records_match: {name}", "records", "a dict")
     if len(expected) != len(got):
         return False
     for want, have in zip(expected, got):
@@ -645,7 +648,8 @@ def render_records(records: Iterable[Mapping[str, Any]], *, with_status: bool = 
         The lines, without line endings.
     """
     lines: list[str] = []
-    for record in records:
+    for record in require_items(records, Mapping, "render_records: records", "records",
+                                "a mapping"):
         if "reasoning" in record or record.keys() == {"text", "raw"}:
             lines.append("reasoning" if "reasoning" in record else "framing")
             lines.extend(_quoted_lines("  text ", record.get("reasoning", record.get("text", ""))))
@@ -681,7 +685,8 @@ def summary_table(results: Sequence[CaseResult]) -> str:
         The table, lines joined by newlines (no final newline).
     """
     groups: dict[str, list[int]] = {}
-    for result in results:
+    for result in require_items(results, CaseResult, "summary_table: results",
+                                "CaseResults", "a CaseResult"):
         counts = groups.setdefault(result.case.group or ".", [0, 0])
         counts[0 if result.passed else 1] += 1
     rows = [(group, p + f, p, f) for group, (p, f) in sorted(groups.items())]
@@ -713,6 +718,7 @@ def update_case(case: Case, dialect: str | Dialect | None = None, *, write: bool
         What changed, as a diff, and the chunkings whose events differ from the
         whole-text parse (a SPEC G2 bug the expected file cannot fix).
     """
+    _check_case("update_case", case, dialect)
     events = _stream(case, [case.text], dialect)
     whole = event_records(events, with_status=True)
     with_status = case.tools is not None or any(

@@ -11,6 +11,7 @@ import dataclasses
 import re
 from pathlib import Path
 
+from toolparse._arguments import require, require_path
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.openers import BlockStarts
 from toolparse._reasoning.formats import MAX_MARKER, Marker
@@ -64,10 +65,14 @@ class Dialect:
         Raises:
             GrammarError: The file cannot be read, does not load, or cannot yield a
                 call; the message names the file, line and rule.
+            ConfigTypeError: `path` is not a str or path, or `name` not a str.
         """
         from toolparse._dialect.loader import load_file  # the loader builds Dialects
 
-        return load_file(Path(path), name)
+        file = require_path(path, "Dialect.from_file: path")
+        if name is not None:
+            require(name, str, "Dialect.from_file: name", "a str")
+        return load_file(file, name)
 
     @classmethod
     def bundled(cls, name: str) -> Dialect:
@@ -76,6 +81,7 @@ class Dialect:
         Raises:
             UnknownDialectError: No such dialect; the message lists the bundled names
                 and a near miss, if any (`"DeepSeek"`: did you mean `"deepseek"`?).
+                `DialectTypeError`, one of them, when `name` is not a str.
         """
         from toolparse._dialect.loader import load_bundled
 

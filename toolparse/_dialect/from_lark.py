@@ -6,17 +6,20 @@ dialect, and it is imported only when it is needed: on a cache miss of the loade
 (`grammar_record`), for `Grammar.lark` (`lark_parser`, for tools and tests that want
 Lark's own parser), and for the definitions repair reads (`string_pieces`).
 
-Lark internals read (pinned by `lark>=1.3,<1.4`): `Lark.lexer_conf.terminals` (name,
-`pattern.to_regexp()`, `pattern.flags`, `pattern.max_width`, `priority`, and a
-`PatternStr`'s `value`), `Lark.lexer_conf.ignore`, the `Rule`s of `Lark.rules`
-(`origin.name`, `expansion` symbols' `name` and `is_term`, `options.expand1`), and
+Lark internals read, the same in Lark 1.2.2 and 1.3.x (`lark>=1.2.2,<1.4`; CI runs the
+suite on both ends): `Lark.lexer_conf.terminals` (name, `pattern.to_regexp()`,
+`pattern.flags`, `pattern.max_width`, `priority`, and a `PatternStr`'s `value`),
+`Lark.lexer_conf.ignore`, the `Rule`s of `Lark.rules` (`origin.name`, `expansion`
+symbols' `name` and `is_term`, `options.expand1`), and
 `Lark.parser.parser.parser.parse_table` (`states`: state -> {symbol: (Shift | Reduce,
-argument)}, `start_states`, `end_states`).
+argument)}, `start_states`, `end_states`). Lark 1.2's strict mode names no rule in a
+shift/reduce conflict; `lark_parser` adds them, as 1.3 writes them.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,17 +34,71 @@ from toolparse._dialect.records import GrammarRecord, LalrTable, RuleRecord, Sym
 from toolparse._dialect.table import REDUCE, SHIFT
 from toolparse._syntax.files import cache_dir, cache_key, grammars_dir
 
-__all__ = ["LarkError", "grammar_record", "lark_parser", "string_pieces"]
+__all__ = ["LarkError", "grammar_record", "lark_parser", "string_pieces", "terminal_patterns"]
 
 
 def lark_parser(text: str, path: Path, starts: Sequence[str]) -> lark.Lark:
     """Lark's LALR parser of a grammar file (through Lark's cache). Raises LarkError,
     or OSError when an `%import` cannot be read."""
+    try:
+        return _lark(text, path, starts, strict=True)
+    except LarkError as e:
+        conflict = re.fullmatch(_BARE_CONFLICT, str(e).strip())
+        if conflict is None:
+            raise
+        rules = _conflicting_rules(text, path, starts, conflict.group(1))
+        raise type(e)("".join([str(e).strip(), "\n", *(f" * {rule}\n" for rule in rules)])
+                      ) from None
+
+
+def _lark(text: str, path: Path, starts: Sequence[str], *, strict: bool) -> lark.Lark:
     return lark.Lark(
-        text, parser="lalr", lexer="contextual", strict=True, start=list(starts),
-        cache=_lark_cache(text, starts), source_path=str(path),
+        text, parser="lalr", lexer="contextual", strict=strict, start=list(starts),
+        cache=_lark_cache(text, starts) if strict else False, source_path=str(path),
         import_paths=[str(path.parent), str(grammars_dir())],
     )
+
+
+_BARE_CONFLICT = r"Shift/Reduce conflict for terminal (\w+)\. \[strict-mode\]"
+"""Lark 1.2's strict-mode conflict, which does not name the rule (1.3's does)."""
+
+
+def _conflicting_rules(text: str, path: Path, starts: Sequence[str], terminal: str) -> list[str]:
+    """The rules a shift/reduce conflict on `terminal` reduces by, as Lark logs them when
+    it resolves the conflict outside strict mode (Lark 1.2 names them only there). Only
+    on that error, after which the grammar does not load."""
+    import logging  # noqa: PLC0415  (Lark has imported it already)
+
+    found: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            found.append(record.getMessage())
+
+    logger = logging.getLogger("lark")
+    saved = logger.handlers[:], logger.level, logger.propagate
+    logger.handlers, logger.propagate = [Collect()], False
+    logger.setLevel(logging.DEBUG)
+    try:
+        _lark(text, path, starts, strict=False)
+    except LarkError:
+        pass
+    finally:
+        logger.handlers, logger.propagate = saved[0], saved[2]
+        logger.setLevel(saved[1])
+    return [found[n + 1][3:] for n, line in enumerate(found[:-1])
+            if line.startswith(f"Shift/Reduce conflict for terminal {terminal}:")
+            and found[n + 1].startswith(" * ")]
+
+
+def terminal_patterns(text: str, path: Path, starts: Sequence[str]) -> list[tuple[str, str]]:
+    """Each terminal's name and regular expression, as Lark compiles them before it
+    builds a parser (a few milliseconds), so that the loader can refuse a terminal too
+    large for Lark's strict checks to finish soon."""
+    builder = GrammarBuilder(import_paths=[str(path.parent), str(grammars_dir())])
+    builder.load_grammar(text, str(path))
+    terminals, _rules, _ignore = builder.build().compile(list(starts), "*")
+    return [(str(t.name), t.pattern.to_regexp()) for t in terminals]
 
 
 def grammar_record(parser: lark.Lark) -> GrammarRecord:

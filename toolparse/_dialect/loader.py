@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from toolparse._dialect.bounds import check_costs, check_loops, check_sizes
 from toolparse._dialect.build import CONTRACT_RULES, Builders
 from toolparse._dialect.dialect import Dialect
 from toolparse._dialect.grammar import Grammar
@@ -41,7 +42,7 @@ from toolparse._dialect.records import FORMAT, GrammarRecord, RuleRecord
 from toolparse._dialect.roles import (
     BlockRoles, block_roles, own_name, reachable, reachable_children, tokens_around)
 from toolparse._dialect.table import Table, read_table
-from toolparse._errors import GrammarError, UnknownDialectError
+from toolparse._errors import DialectTypeError, GrammarError, UnknownDialectError
 from toolparse._syntax.dfa import DFA
 from toolparse._syntax.files import cached_json, grammars_dir
 
@@ -78,6 +79,9 @@ def load_file(path: Path, name: str | None = None) -> Dialect:
 
 def load_bundled(name: str) -> Dialect:
     """A bundled dialect by name (`Dialect.bundled`), loaded once per process."""
+    if not isinstance(name, str):
+        raise DialectTypeError(f"Dialect.bundled: name must be a bundled dialect name (a str), "
+                               f"not {type(name).__name__}")
     return _bundled(name)
 
 
@@ -141,7 +145,7 @@ def resolve_dialect(dialect: str | Dialect) -> Dialect:
         return dialect
     if isinstance(dialect, str):
         return _bundled(dialect)
-    raise UnknownDialectError(
+    raise DialectTypeError(
         f"dialect must be a bundled dialect name or a toolparse.Dialect, not {type(dialect).__name__}")
 
 
@@ -167,6 +171,33 @@ def _bundled(name: str) -> Dialect:
 
 def load_grammar(text: str, path: Path, name: str) -> Grammar:
     """Compile one grammar file; raises GrammarError for anything the engine cannot use."""
+    try:
+        return _load_grammar(text, path, name)
+    except RecursionError:
+        # Lark, interegular and the standard library's regex parser all recurse on
+        # nesting: a grammar nested thousands deep exhausts the stack in any of them.
+        depth, line = _deepest(text)
+        raise GrammarError(f"nested too deeply to compile ({depth} levels of brackets); "
+                           "flatten it", path=str(path), line=line) from None
+
+
+def _deepest(text: str) -> tuple[int, int]:
+    """The deepest nesting of brackets in `text` and the line where it is reached."""
+    depth = deepest = 0
+    line = where = 1
+    for char in text:
+        if char == "\n":
+            line += 1
+        elif char in "([{":
+            depth += 1
+            if depth > deepest:
+                deepest, where = depth, line
+        elif char in ")]}":
+            depth = max(depth - 1, 0)
+    return deepest, where
+
+
+def _load_grammar(text: str, path: Path, name: str) -> Grammar:
     header = read_header(text, str(path))
     if "%import" not in text and _definition_line(text, "block") is None:
         # Before Lark, whose message would not say what the rule is for.
@@ -184,6 +215,7 @@ def load_grammar(text: str, path: Path, name: str) -> Grammar:
         if spec.is_run and spec.full.match(""):
             raise GrammarError(f"terminal {spec.name} matches the empty string",
                                path=str(path), rule=spec.name)
+    costs = check_costs(terminals.values(), _refuser(text, path))
     table = read_table(record.table, record.rules, frozenset(terminals))
     built = {own_name(r.origin) for r in record.rules} & set(CONTRACT_RULES)
     roles = block_roles(record.rules, built)
@@ -204,8 +236,30 @@ def load_grammar(text: str, path: Path, name: str) -> Grammar:
                        for info in table.rules),
         name_at_tag=_name_at_tag(roles, terminals, build),
     )
+    check_loops(grammar.terminals.values(), costs, grammar.openers, _tried_often(grammar),
+                _refuser(text, path))
     _check_states(grammar, text, path)
     return grammar
+
+
+def _tried_often(grammar: Grammar) -> set[str]:
+    """The terminals tried wherever they can start: those SCAN and a broken span search
+    for, and the candidates of a state that loops over a value's pieces."""
+    roles = grammar.roles
+    found = {spec.name for spec in grammar.openers}
+    found |= roles.block_opens | roles.block_closes | roles.section_opens | roles.section_closes
+    for state, loops in enumerate(grammar.table.loops):
+        if loops:
+            found |= {spec.name for spec in grammar.candidates(state)}
+    return found
+
+
+def _refuser(text: str, path: Path) -> Callable[[str, str], GrammarError]:
+    """A GrammarError naming the file, the terminal and its line, for `bounds.py`."""
+    def refuse(name: str, message: str) -> GrammarError:
+        return GrammarError(message, path=str(path), line=_definition_line(text, name),
+                            rule=name)
+    return refuse
 
 
 # ---- what Lark compiles, cached -----------------------------------------------------------
@@ -218,7 +272,11 @@ def _compiled(text: str, path: Path, starts: tuple[str, ...]) -> GrammarRecord:
         from toolparse._dialect import from_lark  # noqa: PLC0415  (Lark: only on a miss)
 
         try:
+            # Sizes first: Lark's strict checks take a minute on 5,000 alternatives.
+            check_sizes(from_lark.terminal_patterns(text, path, starts), _refuser(text, path))
             return from_lark.grammar_record(from_lark.lark_parser(text, path, starts)).to_data()
+        except GrammarError:
+            raise
         except from_lark.LarkError as e:
             raise _grammar_error(e, text, path) from e
         except (OSError, ValueError) as e:
