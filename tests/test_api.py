@@ -243,7 +243,7 @@ WRONG_TYPES = [
     ("Dialect.from_file(None)", lambda: toolparse.Dialect.from_file(None), "path"),
     ("Dialect.from_file(b'x.lark')", lambda: toolparse.Dialect.from_file(b"x.lark"), "path"),
     ("Dialect.from_file(name=3)",
-     lambda: toolparse.Dialect.from_file("grammars/deepseek.lark", name=3), "name"),
+     lambda: toolparse.Dialect.from_file("grammars/dialects/deepseek.lark", name=3), "name"),
     ("Dialect.bundled(None)", lambda: toolparse.Dialect.bundled(None), "name"),
     ("Dialect.bundled(['x'])", lambda: toolparse.Dialect.bundled(["x"]), "name"),
     ("repair_tool_call(config=3)",

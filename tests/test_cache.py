@@ -30,7 +30,7 @@ def use_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
 
 def _copy_grammar(tmp_path: Path) -> Path:
     grammar = tmp_path / "mine.lark"
-    grammar.write_text(grammar_path("deepseek.lark").read_text(encoding="utf-8")
+    grammar.write_text(grammar_path("dialects/deepseek.lark").read_text(encoding="utf-8")
                        + "\n// a copy\n", encoding="utf-8")
     return grammar
 

@@ -119,7 +119,7 @@ def test_parse_with_a_bundled_dialect_and_with_a_grammar(capsys, tmp_path: Path)
     source = tmp_path / "a.txt"
     source.write_text(aliased, encoding="utf-8")
     grammar = tmp_path / "actions.lark"
-    grammar.write_text(grammar_path("deepseek.lark").read_text(encoding="utf-8").replace(
+    grammar.write_text(grammar_path("dialects/deepseek.lark").read_text(encoding="utf-8").replace(
         '| "calls")', '| "calls" | "actions")', 1), encoding="utf-8")
     _, out, _ = run(capsys, "parse", str(source), "--dialect", "deepseek", "--format", "jsonl",
                     "--chunk-size", "1000")
@@ -260,7 +260,7 @@ def test_an_unknown_dialect_is_bad_use(capsys, answer_file: Path) -> None:
 
 def test_a_broken_grammar_names_file_line_and_rule(capsys, tmp_path: Path, answer_file: Path) -> None:
     grammar = tmp_path / "broken.lark"
-    grammar.write_text(grammar_path("deepseek.lark").read_text(encoding="utf-8").replace(
+    grammar.write_text(grammar_path("dialects/deepseek.lark").read_text(encoding="utf-8").replace(
         "invoke: INVOKE_OPEN (param | comment)* INVOKE_CLOSE",
         "invoke: INVOKE_OPEN (param | comment | gadget)* INVOKE_CLOSE", 1), encoding="utf-8")
     status, out, err = run(capsys, "parse", str(answer_file), "--grammar", str(grammar))
@@ -308,7 +308,7 @@ def test_dialects_lists_bundled_grammars(capsys) -> None:
     status, out, _ = run(capsys, "dialects")
     assert status == 0
     name, path = out.splitlines()[0].split(maxsplit=1)
-    assert name == "deepseek" and Path(path) == grammar_path("deepseek.lark")
+    assert name == "deepseek" and Path(path) == grammar_path("dialects/deepseek.lark")
     assert "markdown" not in out.split()
 
 

@@ -38,7 +38,7 @@ def test_dialects_lists_the_seven_bundled_dialects_default_first() -> None:
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> None:
     loaded = toolparse.Dialect.bundled(dialect)
-    assert loaded.path == grammar_path(f"{dialect}.lark")
+    assert loaded.path == grammar_path(f"dialects/{dialect}.lark")
     assert loaded.description and "\n" not in loaded.description
     assert loaded.typing == {"deepseek": "attribute", "hermes": "json", "kimi_k2": "json"}.get(
         dialect, "schema")
@@ -244,7 +244,7 @@ def test_repair_reads_the_glm_tokens_from_the_grammar() -> None:
     # SPEC 5.2: the tokens repair strips and decodes are the glm45 grammar's, not Python's.
     from toolparse._calls.repair.base import glm_tokens
 
-    text = grammar_path("glm45.lark").read_text(encoding="utf-8")
+    text = grammar_path("dialects/glm45.lark").read_text(encoding="utf-8")
     tokens = glm_tokens()
     assert tuple(tokens) == key_value_tokens("glm45")
     for name, token in zip(("KEY_OPEN", "KEY_CLOSE", "VALUE_OPEN", "VALUE_CLOSE"), tokens):

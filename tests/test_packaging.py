@@ -20,7 +20,9 @@ def test_the_package_finds_its_grammars() -> None:
     package = Path(toolparse.__file__).resolve().parent
     # Installed from a wheel: inside the package. Editable or source checkout: ../grammars.
     assert found in (package / "grammars", package.parent / "grammars")
-    assert (found / "deepseek.lark").is_file()
+    assert (found / "dialects" / "deepseek.lark").is_file()
+    assert (found / "reasoning" / "think.lark").is_file()
+    assert (found / "common" / "json.lark").is_file()
     assert (found / "markdown.lark").is_file()
 
 
@@ -30,6 +32,8 @@ def test_the_wheel_contains_every_grammar(tmp_path: Path) -> None:
                     "--quiet", "--wheel-dir", str(tmp_path), str(REPO)], check=True)
     (wheel,) = tmp_path.glob("toolparse-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for grammar in sorted((REPO / "grammars").glob("*.lark")):
-        assert f"toolparse/grammars/{grammar.name}" in names
+    grammars = sorted((REPO / "grammars").rglob("*.lark"))
+    assert len(grammars) > 15   # every folder: dialects, reasoning, common
+    for grammar in grammars:
+        assert f"toolparse/grammars/{grammar.relative_to(REPO / 'grammars').as_posix()}" in names
     assert "toolparse/py.typed" in names

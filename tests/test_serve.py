@@ -428,7 +428,7 @@ def test_several_workers_serve_the_same_answers(upstream: tuple[Running, Upstrea
     # `--workers 2`: two processes behind one port, each built from the settings the
     # command left in the environment, a grammar file (a copy of deepseek's) included.
     grammar = tmp_path / "mine.lark"
-    grammar.write_text((REPO / "grammars" / "deepseek.lark").read_text(encoding="utf-8"))
+    grammar.write_text((REPO / "grammars" / "dialects" / "deepseek.lark").read_text(encoding="utf-8"))
     port = _free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "toolparse", "serve", "--upstream", upstream[0].url + "/v1",
@@ -468,7 +468,7 @@ def test_worker_settings_go_through_the_environment(monkeypatch: pytest.MonkeyPa
     with pytest.raises(ConfigError, match="--workers"):
         server.app_from_environment()
     grammar = tmp_path / "mine.lark"
-    grammar.write_text((REPO / "grammars" / "glm45.lark").read_text(encoding="utf-8"))
+    grammar.write_text((REPO / "grammars" / "dialects" / "glm45.lark").read_text(encoding="utf-8"))
     for dialect, sent in ((Dialect.from_file(grammar), ("mine", str(grammar))),
                           (Dialect.bundled("hermes"), ("hermes", None)), ("auto", ("auto", None))):
         config = ServeConfig(upstream="http://127.0.0.1:9/v1", dialect=dialect, timeout=3.0,

@@ -55,7 +55,7 @@ def compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def load(name: str) -> Grammar:
     """A bundled grammar loaded afresh (not the per-process memo of `Dialect.bundled`)."""
-    path = grammar_path(f"{name}.lark")
+    path = grammar_path(f"dialects/{name}.lark")
     return loader.load_grammar(path.read_text(encoding="utf-8"), path, name)
 
 
@@ -270,7 +270,7 @@ def _rename_wrapper(text: str) -> str:
 def test_an_edited_grammar_file_is_not_served_from_the_old_cache(
         tmp_path: Path, cache: Path, compiles: list[str]) -> None:
     mine = tmp_path / "mine.lark"
-    deepseek = grammar_path("deepseek.lark").read_text(encoding="utf-8")
+    deepseek = grammar_path("dialects/deepseek.lark").read_text(encoding="utf-8")
     mine.write_text(deepseek, encoding="utf-8")
     assert call_names(CALL, toolparse.Dialect.from_file(mine)) == ["f"]
     assert call_names(CALL, toolparse.Dialect.from_file(mine)) == ["f"]
@@ -284,7 +284,7 @@ def test_an_edited_grammar_file_is_not_served_from_the_old_cache(
 def test_a_grammar_that_imports_another_loads_and_sees_its_edits(
         tmp_path: Path, cache: Path, compiles: list[str]) -> None:
     base = tmp_path / "base.lark"
-    deepseek = grammar_path("deepseek.lark").read_text(encoding="utf-8")
+    deepseek = grammar_path("dialects/deepseek.lark").read_text(encoding="utf-8")
     base.write_text(deepseek, encoding="utf-8")
     mine = tmp_path / "mine.lark"
     mine.write_text("// mine.lark: the calls of base.lark\n"

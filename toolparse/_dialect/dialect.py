@@ -1,6 +1,6 @@
 """`Dialect`: a tool-call grammar the parser reads, bundled or a user's file.
 
-A dialect is one grammar file (grammars/<name>.lark), or, for `dialect="auto"`, every
+A dialect is one grammar file (grammars/dialects/<name>.lark), or, for `dialect="auto"`, every
 bundled one at once. What the engine compiles from the files lives in `_grammars`
 (`grammar.Grammar`), not in the public surface.
 """

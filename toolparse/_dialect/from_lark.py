@@ -32,7 +32,7 @@ from lark.parsers.lalr_analysis import Shift
 
 from toolparse._dialect.records import GrammarRecord, LalrTable, RuleRecord, Symbol, TerminalRecord
 from toolparse._dialect.table import REDUCE, SHIFT
-from toolparse._syntax.files import cache_dir, cache_key, grammars_dir
+from toolparse._syntax.files import cache_dir, cache_key, import_paths
 
 __all__ = ["LarkError", "grammar_record", "lark_parser", "string_pieces", "terminal_patterns"]
 
@@ -55,7 +55,7 @@ def _lark(text: str, path: Path, starts: Sequence[str], *, strict: bool) -> lark
     return lark.Lark(
         text, parser="lalr", lexer="contextual", strict=strict, start=list(starts),
         cache=_lark_cache(text, starts) if strict else False, source_path=str(path),
-        import_paths=[str(path.parent), str(grammars_dir())],
+        import_paths=[str(place) for place in import_paths(path.parent)],
     )
 
 
@@ -95,7 +95,7 @@ def terminal_patterns(text: str, path: Path, starts: Sequence[str]) -> list[tupl
     """Each terminal's name and regular expression, as Lark compiles them before it
     builds a parser (a few milliseconds), so that the loader can refuse a terminal too
     large for Lark's strict checks to finish soon."""
-    builder = GrammarBuilder(import_paths=[str(path.parent), str(grammars_dir())])
+    builder = GrammarBuilder(import_paths=[str(place) for place in import_paths(path.parent)])
     builder.load_grammar(text, str(path))
     terminals, _rules, _ignore = builder.build().compile(list(starts), "*")
     return [(str(t.name), t.pattern.to_regexp()) for t in terminals]
@@ -144,7 +144,7 @@ def string_pieces(text: str, path: Path, terminal: str) -> list[str]:
     definitions are read from the grammar's text (a compiled grammar keeps only
     patterns; in a definition, the terminals it names are inlined); a flagged string
     ("x"i) is not plain."""
-    builder = GrammarBuilder(import_paths=[str(path.parent), str(grammars_dir())])
+    builder = GrammarBuilder(import_paths=[str(place) for place in import_paths(path.parent)])
     builder.load_grammar(text, str(path))
     definition = next((tree for term, (tree, _) in builder.build().term_defs
                        if term == terminal), None)

@@ -7,7 +7,7 @@ ones, in Lark's order: priority, then longest pattern, then name), all in one co
 alternation, so a token costs one `re` match at C speed. The first alternative that
 matches wins, as in Lark.
 
-Terminals are of two kinds (see the header of grammars/deepseek.lark):
+Terminals are of two kinds (see the header of grammars/dialects/deepseek.lark):
 
 * A **run** is one character class repeated (`[^<]+`, `\\s+`). Any piece of a run is a
   run, so a run that reaches the end of the text is a token, and the next chunk may go

@@ -44,7 +44,7 @@ from toolparse._dialect.roles import (
 from toolparse._dialect.table import Table, read_table
 from toolparse._errors import DialectTypeError, GrammarError, UnknownDialectError
 from toolparse._syntax.dfa import DFA
-from toolparse._syntax.files import cached_json, grammars_dir
+from toolparse._syntax.files import cached_json, grammars_dir, import_paths
 
 __all__ = ["AUTO", "DEFAULT", "bundled_dialects", "dialects", "key_value_tokens",
            "load_bundled", "load_file", "resolve_dialect"]
@@ -60,8 +60,6 @@ START_RULES = ("block", "orphan_block", "attribute")
 the optional `attribute` keeps the ATTRIBUTE terminal in the grammar (no rule of a block
 uses it: it reads attributes out of a tag's text)."""
 
-_NOT_A_DIALECT = {"markdown"}
-"""Grammar files in grammars/ that are not tool-call dialects."""
 
 
 def load_file(path: Path, name: str | None = None) -> Dialect:
@@ -86,14 +84,13 @@ def load_bundled(name: str) -> Dialect:
 
 
 def bundled_dialects() -> dict[str, Path]:
-    """Name -> grammar file of every bundled dialect."""
-    return {p.stem: p for p in sorted(grammars_dir().glob("*.lark"))
-            if p.stem not in _NOT_A_DIALECT}
+    """Name -> grammar file of every bundled dialect: the files of `grammars/dialects/`."""
+    return {p.stem: p for p in sorted((grammars_dir() / "dialects").glob("*.lark"))}
 
 
 def dialects() -> tuple[str, ...]:
     """The names of the bundled dialects (`toolparse.dialects()`): the default first,
-    then the others in alphabetical order. Each is a grammar file in `grammars/`;
+    then the others in alphabetical order. Each is a grammar file in `grammars/dialects/`;
     `"auto"`, which reads them all at once, is not one of them."""
     names = sorted(bundled_dialects())
     return tuple(sorted(names, key=lambda name: name != DEFAULT))
@@ -204,7 +201,7 @@ def _load_grammar(text: str, path: Path, name: str) -> Grammar:
         raise GrammarError("the grammar defines no rule 'block', the start rule the engine "
                            "looks for", path=str(path), rule="block")
     starts = tuple(s for s in START_RULES if s == "block" or re.search(
-        rf"^\s*[?!]?{s}\b", text, re.M) or "%import" in text)
+        rf"^\s*[?!]?{s}\b", text, re.M) or _imports(text, s))
     record = _compiled(text, path, starts)
     _check_rules(record.rules, text, path)
     terminals = {
@@ -290,9 +287,19 @@ def _cache_source(text: str, path: Path, starts: Sequence[str]) -> str:
     """What the compiled grammar depends on besides the installed Lark (which
     `cache_key` stamps): the layout of the records, the start rules, the text, and the
     text of every file an `%import` may read."""
-    roots = (path.parent, grammars_dir())
+    roots = tuple(import_paths(path.parent))
     imported = _imported_texts(text, path.parent, roots, set()) if "%import" in text else []
     return "\0".join((f"records {FORMAT}", ",".join(starts), text, *imported))
+
+
+def _imports(text: str, rule: str) -> bool:
+    """Whether an `%import` of `text` brings in `rule` (by name in its list, or as the
+    last part of its module path)."""
+    for m in re.finditer(r"^[ \t]*%import[ \t]+\.?([\w.]+)[ \t]*(?:\(([^)]*)\))?", text, re.M):
+        names = [n.strip().split("->")[0].strip() for n in (m.group(2) or "").split(",")]
+        if rule in names or (m.group(2) is None and m.group(1).split(".")[-1] == rule):
+            return True
+    return False
 
 
 _IMPORT = r"^[ \t]*%import[ \t]+\.?([A-Za-z_][\w.]*)"

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, TypeVar, overload
 
 from toolparse._errors import GrammarError
 
-__all__ = ["grammars_dir", "grammar_path", "TerminalText", "cache_dir", "cache_key", "cached_json",
+__all__ = ["GRAMMAR_FOLDERS", "grammars_dir", "grammar_path", "import_paths", "TerminalText", "cache_dir", "cache_key", "cached_json",
            "terminal_table"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent  # toolparse/
@@ -29,7 +29,8 @@ T = TypeVar("T")
 
 @functools.cache
 def grammars_dir() -> Path:
-    """The directory that holds the bundled `*.lark` files."""
+    """The directory that holds the bundled grammar files (`markdown.lark`, and the
+    folders of `GRAMMAR_FOLDERS`)."""
     for candidate in (_PACKAGE_DIR / "grammars", _PACKAGE_DIR.parent / "grammars"):
         if candidate.is_dir() and any(candidate.glob("*.lark")):
             return candidate
@@ -39,11 +40,26 @@ def grammars_dir() -> Path:
 
 
 def grammar_path(name: str) -> Path:
-    """The path of the bundled grammar file `name` (for example `deepseek.lark`)."""
+    """The path of the bundled grammar file `name`, relative to the grammars' folder
+    (`markdown.lark`, `dialects/deepseek.lark`, `reasoning/think.lark`)."""
     path = grammars_dir() / name
     if not path.is_file():
         raise GrammarError(f"bundled grammar {name!r} is missing from {grammars_dir()}")
     return path
+
+
+GRAMMAR_FOLDERS = ("dialects", "common", "reasoning")
+"""The bundled grammars' folders (docs/grammars.md): one file per tool-call format,
+the sub-grammars formats `%import`, one file per reasoning format."""
+
+
+def import_paths(base: Path) -> list[Path]:
+    """Where an `%import` in a grammar file at `base` (its folder) is looked for, in
+    order: beside the file, then among the bundled dialects (so a user's grammar can
+    `%import deepseek (...)`), then the grammars' folder itself (`%import
+    common.json (...)`)."""
+    top = grammars_dir()
+    return [base, top / "dialects", top]
 
 
 class TerminalText(NamedTuple):
