@@ -120,7 +120,7 @@ def test_parse_with_a_bundled_dialect_and_with_a_grammar(capsys, tmp_path: Path)
     source.write_text(aliased, encoding="utf-8")
     grammar = tmp_path / "actions.lark"
     grammar.write_text(grammar_path("dialects/deepseek.lark").read_text(encoding="utf-8").replace(
-        '| "calls")', '| "calls" | "actions")', 1), encoding="utf-8")
+        '| "calls"\n', '| "calls" | "actions"\n', 1), encoding="utf-8")
     _, out, _ = run(capsys, "parse", str(source), "--dialect", "deepseek", "--format", "jsonl",
                     "--chunk-size", "1000")
     # With deepseek the alias is no wrapper: the invoke breaks at the close (SPEC 3.2).

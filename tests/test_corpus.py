@@ -240,7 +240,7 @@ def test_a_dialect_can_be_given(tmp_path: Path) -> None:
     assert not corpus.run_case(case).passed
     grammar = grammar_path("dialects/deepseek.lark").read_text(encoding="utf-8")
     edited = tmp_path / "actions.lark"
-    edited.write_text(grammar.replace('| "calls")', '| "calls" | "actions")', 1), encoding="utf-8")
+    edited.write_text(grammar.replace('| "calls"\n', '| "calls" | "actions"\n', 1), encoding="utf-8")
     assert corpus.run_case(case, toolparse.Dialect.from_file(edited)).passed
 
 

@@ -15,7 +15,7 @@ from toolparse._dialect import bundled_dialects
 from toolparse._syntax.files import grammar_path, terminal_table
 from conftest import stream
 
-ALIASES = '("tool-calls" | "toolcalls" | "function_calls" | "calls")'
+ALIASES = '"tool-calls" | "toolcalls" | "calls"'
 
 
 def edited_copy(tmp_path: Path, old: str, new: str, name: str = "edited.lark") -> Path:
@@ -27,8 +27,7 @@ def edited_copy(tmp_path: Path, old: str, new: str, name: str = "edited.lark") -
 
 
 def test_adding_a_wrapper_alias_is_a_grammar_edit(tmp_path: Path) -> None:
-    path = edited_copy(tmp_path, ALIASES,
-                       '("tool-calls" | "toolcalls" | "function_calls" | "calls" | "actions")')
+    path = edited_copy(tmp_path, ALIASES, '"tool-calls" | "toolcalls" | "calls" | "actions"')
     dialect = toolparse.Dialect.from_file(path)
     text = '<|DSML|actions><|DSML|invoke name="x"/></|DSML|actions>'
     assert [c.name for c in toolparse.parse(text, dialect=dialect).calls] == ["x"]

@@ -60,3 +60,42 @@ def test_a_dialect_imports_structural_json_from_common(tmp_path: Path) -> None:
     # A valid body goes on exactly as written, its whitespace included.
     (call,) = toolparse.parse('<call name="f">\n{ "a" :\t[1 , 2] }\n</call>', dialect).calls
     assert call.arguments_json == '{ "a" :\t[1 , 2] }'
+
+
+def _documented_marks() -> dict[str, set[str]]:
+    """Per dialect, the accept-only marks its section of docs/dialects.md names."""
+    import re
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "dialects.md").read_text("utf-8")
+    found: dict[str, set[str]] = {}
+    for section in re.split(r"^## ", page, flags=re.M)[1:]:
+        title = re.match(r"`(\w+)`\n", section)
+        if title is None or title.group(1) not in toolparse.dialects():
+            continue
+        lines = [m.group(0) for m in re.finditer(r"\*\*Accept-only\*\*.*?(?:\n\n|\Z)",
+                                                 section, re.S)]
+        assert len(lines) == 1, f"{title.group(1)}: one **Accept-only** paragraph"
+        found[title.group(1)] = set(re.findall(r"`((?:_?LENIENT_|lenient_|orphan_block)\w*)`",
+                                               lines[0]))
+    return found
+
+
+def test_the_accept_only_marks_are_the_documented_leniencies() -> None:
+    # docs/grammars.md: what a grammar only reads is marked in the file; each mark is a
+    # leniency docs/dialects.md lists, and each listed leniency is marked.
+    documented = _documented_marks()
+    assert set(documented) == set(toolparse.dialects())
+    for dialect in toolparse.dialects():
+        grammar = toolparse.Dialect.bundled(dialect)._grammars[0]
+        assert grammar.accept_only == documented[dialect], dialect
+    assert documented["deepseek"] >= {"orphan_block", "_LENIENT_DSML_DRIFT"}
+
+
+def test_a_marked_alternative_still_parses_as_it_did(check_chunkings) -> None:
+    # The marks change nothing the parser reads: a missing </parameter> and a drifted
+    # DSML prefix are read as before.
+    assert check_chunkings("<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\n2\n"
+                           "</function>\n</tool_call>", dialect="qwen3_coder")[0][2] == [
+        ("f", {"a": "1", "b": "2"})]
+    assert check_chunkings('<|dsml|tool-calls><｜DSML｜invoke name="a"/></tool_calls>')[0][2] \
+        == [("a", {})]

@@ -38,9 +38,8 @@ def split_at_fractions(text: str, fractions: list[float]) -> list[str]:
 
 
 def g5_allows(emitted: str, held: str) -> bool:
-    """What G5 lets wait: nothing, or a possible tag from its `<`; and at the start of
-    the stream, whitespace with perhaps a reasoning opener after it (SPEC 11)."""
-    return held == "" or held[0] == "<" or (not emitted and held.lstrip()[:1] in ("", "<"))
+    """What G5 lets wait: nothing, or a possible tag (or reasoning opener) from its `<`."""
+    return held == "" or held[0] == "<"
 
 
 def no_empty_text(events: list[toolparse.Event]) -> bool:

@@ -149,11 +149,19 @@ def test_kimi_tool_section_ends_the_region() -> None:
 
 
 def test_markers_split_anywhere_and_whitespace_before_the_opener() -> None:
+    # The whitespace is text, out at once (G5), but not Markdown: the answer after the
+    # region is a fresh document.
     text = " \n\t<seed:think>a</seed:think>b"
     for label, chunks in all_chunkings(text):
         events = stream(chunks, dialect="qwen3_coder", reasoning="seed_think")
-        assert shape(events) == [("reasoning", "a", " \n\t<seed:think>a</seed:think>"),
+        assert shape(events) == [("text", " \n\t"),
+                                 ("reasoning", "a", "<seed:think>a</seed:think>"),
                                  ("text", "b")], label
+    parser = toolparse.StreamParser()
+    assert parser.feed(" \n") == [Text(" \n")]
+    block = '<tool_calls><invoke name="a"/></tool_calls>'
+    assert len(toolparse.parse(f"    <think>x</think>{block}").calls) == 1
+    assert toolparse.parse(f"    {block}").calls == ()  # no region: indented code
 
 
 def test_gemma_label_belongs_to_the_markers() -> None:

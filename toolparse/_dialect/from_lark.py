@@ -125,7 +125,8 @@ def _rule(rule: Any) -> RuleRecord:
     return RuleRecord(
         origin=str(rule.origin.name),
         expansion=tuple(Symbol(str(s.name), bool(s.is_term)) for s in rule.expansion),
-        expand1=bool(getattr(rule.options, "expand1", False)))
+        expand1=bool(getattr(rule.options, "expand1", False)),
+        alias=str(rule.alias) if getattr(rule, "alias", None) else None)
 
 
 def _table(parse_table: Any, rules: list[Any]) -> LalrTable:

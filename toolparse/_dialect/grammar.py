@@ -26,7 +26,7 @@ from toolparse._dialect.header import Header
 from toolparse._dialect.lexer import StateLexer, TerminalSpec, plain_pattern
 from toolparse._dialect.openers import BlockStarts
 from toolparse._dialect.records import GrammarRecord
-from toolparse._dialect.roles import BlockRoles, block_ends
+from toolparse._dialect.roles import BlockRoles, block_ends, own_name
 from toolparse._dialect.table import Table
 from toolparse._syntax.dfa import DFA, dfa_for
 from toolparse._syntax.regexp import first_chars, leading_literal, partial_pattern
@@ -92,6 +92,21 @@ class Grammar:
 
         return lark_parser(self.source, self.path, self.starts)
 
+    # ---- what the grammar only accepts (docs/grammars.md) -------------------------------
+
+    @functools.cached_property
+    def accept_only(self) -> frozenset[str]:
+        """The grammar's marks on what it reads but a generator must never write (SPEC
+        12): the `orphan_block` rule (a block without its wrapper), rules and
+        alternatives named `lenient_*` (a rule's name, or an alternative's `-> alias`),
+        and terminal definitions named `LENIENT_*` or `_LENIENT_*`, which the terminal
+        that uses them joins as an alternative (spelling drift)."""
+        marks = {own for rule in self.record.rules
+                 for own in (own_name(rule.origin), rule.alias or "")
+                 if own == "orphan_block" or own.startswith("lenient_")}
+        marks.update(m.group(1) for m in _LENIENT_TERMINAL.finditer(self.source))
+        return frozenset(marks)
+
     # ---- block starts (SCAN) -----------------------------------------------------------
 
     @functools.cached_property
@@ -154,6 +169,10 @@ class Grammar:
                 f"(?P<{spec.name}>{rest})" for spec, rest in zip(specs, rests)) + ")"
         return "|".join(f"(?P<{spec.name}>{pattern})"
                         for spec, pattern in zip(specs, plain)) or r"(?!)"
+
+
+_LENIENT_TERMINAL = re.compile(r"^[ \t]*(_?LENIENT_[A-Z0-9_]+)(?:\.\d+)?[ \t]*:", re.M)
+"""A terminal definition marked accept-only, at the start of a line."""
 
 
 @functools.cache

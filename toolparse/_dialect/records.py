@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 __all__ = ["FORMAT", "GrammarRecord", "LalrTable", "RuleRecord", "Symbol", "TerminalRecord"]
 
-FORMAT = 1
+FORMAT = 2
 """The layout of `GrammarRecord.to_data`; part of the cache key (change it with the
 layout, or with what `from_lark` reads off Lark)."""
 
@@ -60,6 +60,9 @@ class RuleRecord(NamedTuple):
     expansion: tuple[Symbol, ...]
     expand1: bool
     """A `?rule`: inlined into its parent when it has one child."""
+    alias: str | None = None
+    """The alternative's `-> alias`, if it has one (`-> lenient_*` marks an accept-only
+    alternative: docs/grammars.md)."""
 
 
 class LalrTable(NamedTuple):
@@ -90,7 +93,7 @@ class GrammarRecord(NamedTuple):
             [[t.name, t.regexp, list(t.flags), t.priority, t.max_width, t.literal]
              for t in self.terminals],
             list(self.ignore),
-            [[r.origin, r.expand1, [[s.name, s.is_term] for s in r.expansion]]
+            [[r.origin, r.expand1, [[s.name, s.is_term] for s in r.expansion], r.alias]
              for r in self.rules],
             [[{symbol: list(action) for symbol, action in row.items()}
               for row in self.table.states],
@@ -121,9 +124,10 @@ def _terminal(name: Any, regexp: Any, flags: Any, priority: Any, max_width: Any,
                           None if literal is None else _str(literal))
 
 
-def _rule(origin: Any, expand1: Any, symbols: Any) -> RuleRecord:
+def _rule(origin: Any, expand1: Any, symbols: Any, alias: Any) -> RuleRecord:
     return RuleRecord(_str(origin), tuple(Symbol(_str(name), _bool(is_term))
-                                          for name, is_term in symbols), _bool(expand1))
+                                          for name, is_term in symbols), _bool(expand1),
+                      None if alias is None else _str(alias))
 
 
 def _row(row: Any) -> dict[str, tuple[int, int]]:

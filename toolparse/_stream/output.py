@@ -191,6 +191,16 @@ class Output:
         self._emit(piece if failure is None else make_text(piece, failure))
         self._resolve(self.md.feed(piece))
 
+    def blank(self, piece: str) -> None:
+        """Give out whitespace at the start of the stream as text, without feeding it
+        to the Markdown tracker yet (a reasoning region may follow: SPEC 11)."""
+        self._emit(piece)
+
+    def markdown(self, piece: str) -> None:
+        """Feed text that went out earlier (`blank`) to the Markdown tracker."""
+        if piece:
+            self.md_queue.append(piece)
+
     def reasoning(self, text: str, raw: str) -> None:
         """Give out a piece of a reasoning region (SPEC 11): never Markdown, so the
         tracker never sees it."""
