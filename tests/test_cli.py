@@ -365,14 +365,14 @@ def test_corpus_update_and_check(capsys, tmp_path: Path) -> None:
 def test_corpus_update_reports_chunking_dependent_cases(capsys, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     make_corpus(tmp_path)
-    monkeypatch.setattr(corpus, "chunkings", lambda case: [("whole", [case.text]), ("odd", [case.text[:-1]])])
+    monkeypatch.setattr(corpus.run, "chunkings", lambda case: [("whole", [case.text]), ("odd", [case.text[:-1]])])
     status, out, _ = run(capsys, "corpus", str(tmp_path / "alpha" / "prose.txt"), "--update")
     assert status == 1 and "chunkings odd give other events" in out
 
 
 def test_corpus_defaults_to_the_bundled_corpus(capsys, tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(corpus, "bundled_corpus", lambda: make_corpus(tmp_path))
+    monkeypatch.setattr(corpus.cases, "bundled_corpus", lambda: make_corpus(tmp_path))
     status, out, _ = run(capsys, "corpus")
     assert status == 0 and out.splitlines()[-1].split() == ["total", "3", "3", "0"]
 
