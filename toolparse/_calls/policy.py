@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from toolparse._calls.repair import RepairConfig, RepairOutcome
 
 __all__ = ["CallPolicy", "RepairOption", "SupportsModelDump", "ToolDefinition",
-           "ToolDefinitions", "build_calls", "make_policy"]
+           "ToolDefinitions", "build_call", "build_calls", "make_policy"]
 
 
 @runtime_checkable
@@ -119,11 +119,15 @@ def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
     not type as its text; `json` calls carry their arguments as JSON text.
     """
     guess = typing == "attribute"
-    return tuple(_build_call(rc, raw, start, policy, new_id(), guess) for rc in raw_calls)
+    return tuple(build_call(rc, raw[rc[3] - start:rc[4] - start], policy, new_id(), guess)
+                 for rc in raw_calls)
 
 
-def _build_call(rc: RawCall, block: str, block_start: int, policy: CallPolicy | None,
-                call_id: str, guess: bool = True) -> ToolCall:
+def build_call(rc: RawCall, source: str, policy: CallPolicy | None, call_id: str,
+               guess: bool = True) -> ToolCall:
+    """One call of a block (`build_calls`): `source` is the call's own text. It
+    depends on nothing else of its block, so a stream with incremental events builds
+    each call as soon as it is complete (SPEC 7); `guess` is `typing == "attribute"`."""
     name, params, json_text, start, end = rc
     schema = policy.schemas.get(name) if policy is not None else None
     json_errors: tuple[str, ...] = ()
@@ -158,7 +162,7 @@ def _build_call(rc: RawCall, block: str, block_start: int, policy: CallPolicy | 
         if outcome.arguments is not None:
             arguments = outcome.arguments
     return ToolCall(name=name, arguments=arguments, status=status, repair=outcome,
-                    raw=block[start - block_start:end - block_start], start=start, end=end,
+                    raw=source, start=start, end=end,
                     json_errors=json_errors, id=call_id, arguments_text=text)
 
 

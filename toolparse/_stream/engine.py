@@ -671,8 +671,8 @@ class Engine:
         """The capture of a block of `grammar` that `token` opens; False when the tag
         is a call tag without a name: no call starts, and the tag is a failed block."""
         self._grammar = grammar
-        progress = (CallProgress(grammar, checked=self._policy is not None,
-                                 new_id=self._new_id, block_start=start, held=ticket >= 0)
+        progress = (CallProgress(grammar, policy=self._policy, new_id=self._new_id,
+                                 block_start=start, held=ticket >= 0)
                     if self._incremental else None)
         capture = Capture(grammar, grammar.opener_rule[spec.name], start, ticket, limit,
                           progress)
@@ -761,8 +761,7 @@ class Engine:
         raw, start, typing = capture.text, capture.start, capture.grammar.header.typing
         progress = capture.progress
         if progress is not None:
-            calls = build_calls(capture.calls, raw, start, self._policy, progress.ids(), typing)
-            progress.complete([call.arguments_json if call.accepted else None for call in calls])
+            calls = progress.finish(capture.calls, raw)   # each built when it was complete
             prelude = progress.take()
             if capture.ticket < 0:
                 self._output.block(ToolCallBlock(calls, raw, start, start + len(raw)), -1,

@@ -12,18 +12,25 @@ After each chunk the stream engine asks it to `look` at the argument being writt
 value known to be a string (`string="true"`, or a dialect typed by schema when no tools
 are given) streams as it arrives, through a `ValueStream` (the certain prefix of the
 value `value_text` will read), JSON-escaped; so does a JSON body (`{...}`), as written.
-Any other argument goes out whole when its parameter closes. With tools, nothing goes
-out before the block is complete and checked (repair may change any value).
+Any other argument goes out whole when its parameter closes. With tools, nothing of a
+call goes out before it is complete and checked (repair may change any value).
 
-At the end of the block each call gets the rest of its final `arguments_json`. What
-went out is a prefix of it, except in two cases no streaming can foresee, where the
-call's deltas simply stop (the `ToolCallBlock` has the truth): a parameter name that
-comes again after its value went out (the value becomes a list), and a call that turns
-out rejected (a JSON body that is not one object).
+A call is built (`build_call`: typed, and with tools checked and repaired) as soon as
+its invoke is complete, not at the end of its block: then it gets the rest of its final
+`arguments_json` (its closing `}`, or with tools all of it), so a section of several
+calls sends call 0's arguments while call 1 is still being written. The pieces must
+concatenate to that text (SPEC 7: the pieces never lie). When they cannot (a parameter
+name written twice makes a list; a JSON body that is not one valid object is rejected
+and its arguments are `{}`; anything else), the call is *withdrawn*: `Aborted` with
+reason `diverged`, before its block. Where a divergence shows before a piece goes out
+(a repeated name's second value, an array body), the pieces stop at once instead.
 
 The events made here are internal (`Started`, `Delta`, `Aborted`, holding the `Call`
 they are about); `Output` numbers the calls as their `CallStarted` goes out, so that
 calls of a block found in code (whose events are dropped) leave no gap.
+
+Cost: the block's text is read once more, call by call, to slice each call's own text
+(`_call_text`, a cursor that only moves forward).
 """
 
 from __future__ import annotations
@@ -32,13 +39,14 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from toolparse._calls import CallPolicy, build_call, build_calls
 from toolparse._calls.values import type_arguments
 from toolparse._dialect.build import RawCall, RawParam, name_text
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.table import Driver, Tag
 from toolparse._dialect.value_stream import ValueStream
 from toolparse._dialect.values import Cdata
-from toolparse._events import BlockFailure
+from toolparse._events import DIVERGED, BlockFailure, ToolCall
 
 __all__ = ["Aborted", "Call", "CallProgress", "Delta", "Started"]
 
@@ -47,7 +55,7 @@ class Call:
     """One call of the open block, as far as it has arrived."""
 
     __slots__ = ("tag", "name", "id", "live", "started", "done", "broken", "keys", "sent",
-                 "sent_size", "param", "index")
+                 "sent_size", "param", "index", "tool", "aborted", "diverged_at")
 
     def __init__(self, tag: Any) -> None:
         self.tag = tag
@@ -61,7 +69,10 @@ class Call:
         self.done = False
         """The call's invoke rule was reduced."""
         self.broken = False
-        """What went out can no longer be a prefix of the final arguments: no more."""
+        """What went out may no longer be a prefix of the final arguments: no more
+        pieces until the call is complete (then they are compared)."""
+        self.diverged_at = -1
+        """Where that showed (a stream offset), for the `diverged` failure."""
         self.keys: set[str] = set()
         """The argument names that went out."""
         self.sent: list[str] = []
@@ -71,6 +82,10 @@ class Call:
         """The argument being written, when it streams."""
         self.index = -1
         """Set by Output when the CallStarted goes out."""
+        self.tool: ToolCall | None = None
+        """The call built, once its invoke is complete."""
+        self.aborted = False
+        """Its CallsAborted was made (withdrawn, or its block failed)."""
 
 
 class _Param:
@@ -127,14 +142,18 @@ ProgressEvent = Started | Delta | Aborted
 class CallProgress:
     """The calls of one capture, and the incremental events they made so far."""
 
-    __slots__ = ("grammar", "checked", "new_id", "block_start", "calls", "current", "events",
-                 "param_starts", "json_starts", "guess", "held")
+    __slots__ = ("grammar", "policy", "checked", "new_id", "block_start", "calls", "open",
+                 "current", "events", "param_starts", "json_starts", "guess", "held", "parts",
+                 "cursor")
 
-    def __init__(self, grammar: Grammar, *, checked: bool, new_id: Callable[[], str],
-                 block_start: int, held: bool = False) -> None:
+    def __init__(self, grammar: Grammar, *, policy: CallPolicy | None,
+                 new_id: Callable[[], str], block_start: int, held: bool = False) -> None:
         self.grammar = grammar
-        self.checked = checked
-        """Tools were given: no delta before the block is complete and checked."""
+        self.policy = policy
+        """The tools (None: none given): each call is typed and checked by them."""
+        self.checked = policy is not None
+        """Tools were given: nothing of a call goes out before it is complete and
+        checked."""
         self.new_id = new_id
         self.held = held
         """The block's tag may sit in code: its events wait with it, and its calls draw
@@ -142,14 +161,26 @@ class CallProgress:
         self.block_start = block_start
         self.calls: list[Call] = []
         """The block's complete calls, in order (one per RawCall)."""
+        self.open: list[Call] = []
+        """Calls whose first token was fed and whose invoke is not complete, oldest
+        first: a builder's news is about the oldest (a call can end only when the
+        parser reduces it, which a grammar may do on the next call's first token)."""
         self.current: Call | None = None
-        """The call being written."""
+        """The call being written (the newest open one)."""
         self.events: list[ProgressEvent] = []
         """Events not handed on yet."""
         roles = grammar.roles
         self.param_starts = roles.param_starts
         self.json_starts = roles.json_starts
         self.guess = grammar.header.typing == "attribute"
+        self.parts: list[str] = []
+        """The block's text so far, piece by piece (the capture's own list)."""
+        self.cursor = (0, block_start)
+        """(i, offset): `parts[i]` begins at stream offset `offset`; it only moves on."""
+
+    def attach(self, parts: list[str]) -> None:
+        """The capture's list of the block's text, which it appends to as it lexes."""
+        self.parts = parts
 
     # ---- what the capture and the builders say -------------------------------------------
 
@@ -159,7 +190,7 @@ class CallProgress:
         wrapped = []
         for info, builder in zip(self.grammar.table.rules, builders):
             own = info.origin.rsplit("__", 1)[-1] if not info.origin.startswith("__") else info.origin
-            hooks: dict[str, Callable[[Any], None]] = {
+            hooks: dict[str, Callable[[Any, list[Any]], None]] = {
                 "name": self._named, "param": self._param_done, "invoke": self._call_done}
             hook = hooks.get(own)
             wrapped.append(_tell(builder, hook) if builder is not None and hook else builder)
@@ -168,6 +199,7 @@ class CallProgress:
     def opening(self, token: Any) -> Call:
         """A call's first token is about to go to the parser."""
         call = Call(token)
+        self.open.append(call)
         self.current = call
         if self.grammar.name_at_tag and isinstance(token, Tag):
             call.name = self.grammar.build.tag_name(token)
@@ -176,45 +208,93 @@ class CallProgress:
     def opened(self, call: Call) -> None:
         """The parser took the call's first token."""
         call.live = True
-        if call.name:
+        if call.name and not call.started:
             self._start(call)
 
-    def _named(self, value: Any) -> None:
-        call = self.current
+    def _named(self, value: Any, children: list[Any]) -> None:
+        call = self.open[0] if self.open else None
         if call is not None and call.name is None:
             call.name = name_text(value) or None
             if call.live:
                 self._start(call)
 
-    def _call_done(self, raw: RawCall) -> None:
-        call = self.current
-        if call is None:  # an invoke with no first token seen (never: it starts one)
-            call = Call(None)
+    def _call_done(self, raw: RawCall, children: list[Any]) -> None:
+        """An invoke is complete: build the call now, and finish its deltas."""
+        call = self.open.pop(0) if self.open else Call(None)
+        self.current = self.open[-1] if self.open else None
         call.name = call.name or raw[0]
         call.done = True
         call.param = None
-        self.current = None
         self.calls.append(call)
-        if call.live and not call.started:
+        # The parser took the call's first token (it may be this very one: an empty
+        # invoke, before `opened` was told).
+        call.live = True
+        if not call.started:
             self._start(call)
+        call.tool = build_call(raw, self._call_text(raw[3], raw[4], _last_tag(children)),
+                               self.policy, call.id, self.guess)
+        self._finish(call)
 
-    def _param_done(self, param: RawParam) -> None:
-        call = self.current
+    def _param_done(self, param: RawParam, children: list[Any]) -> None:
+        call = self.open[0] if self.open else None
         if call is None or not call.started or call.broken or self.checked:
             return
         streaming = call.param
         call.param = None
         name = param[0]
         if name in call.keys:
-            call.broken = True  # a repeated name: the final value is a list
+            self._diverges(call, children)  # a repeated name: the final value is a list
             return
         member = ("," if call.keys else "{") + _member(param, self.guess)
         sent = "".join(streaming.sent) if streaming is not None and streaming.stream else ""
         if not member.startswith(sent):
-            call.broken = True
+            self._diverges(call, children)
             return
         call.keys.add(name)
         self._send(call, member[len(sent):])
+
+    def _diverges(self, call: Call, children: list[Any] | None = None) -> None:
+        """What went out of `call` may not be a prefix of its final arguments: no more
+        pieces; whether it is one is decided when the call is complete (`_finish`)."""
+        call.broken = True
+        first = _first_tag(children) if children is not None else None
+        call.diverged_at = first.start if first is not None else -1
+
+    def _finish(self, call: Call) -> None:
+        """The call is built: the rest of its final arguments goes out, or, when what
+        went out is not a prefix of them (or the call is rejected), it is withdrawn."""
+        tool = call.tool
+        assert tool is not None
+        final = tool.arguments_json if tool.accepted else None
+        sent = "".join(call.sent)
+        if final is not None and final.startswith(sent):
+            self._send(call, final[len(sent):])
+        elif sent:
+            at = call.diverged_at if call.diverged_at >= 0 else tool.end
+            call.aborted = True
+            self.events.append(Aborted((call,), BlockFailure(DIVERGED, tool.start, tool.end, at)))
+        call.broken = True
+
+    def _call_text(self, start: int, end: int, last: Tag | None) -> str:
+        """The block's text from stream offset `start` to `end` (a call's). The capture
+        appends a token's text after the parser took it, so a call's last tag may not
+        be in `parts` yet: then it is `last`."""
+        parts = self.parts
+        count = len(parts)
+        i, at = self.cursor
+        while i < count and at + len(parts[i]) <= start:
+            at += len(parts[i])
+            i += 1
+        self.cursor = (i, at)
+        pieces = []
+        reached = at
+        while i < count and reached < end:
+            pieces.append(parts[i])
+            reached += len(parts[i])
+            i += 1
+        if reached < end and last is not None and last.start == reached:
+            pieces.append(last.text)
+        return "".join(pieces)[start - at:end - at]
 
     # ---- streaming ---------------------------------------------------------------------
 
@@ -287,7 +367,7 @@ class CallProgress:
             return None  # the key is not known yet: look again later
         key, string_attr = found
         if key in call.keys:
-            call.broken = True
+            self._diverges(call, [tag])  # a repeated name: its value must not stream
             return None
         if not (string_attr is True or self.grammar.header.typing == "schema"):
             return _Param(tag, None)
@@ -358,43 +438,71 @@ class CallProgress:
             self.events.append(Delta(call, text))
 
     def ids(self) -> Callable[[], str]:
-        """The ids of the block's calls, in order, for `build_calls`."""
+        """The ids of the block's calls, in order."""
         return iter([call.id for call in self.calls]).__next__
 
-    def complete(self, arguments: list[str | None]) -> None:
-        """The block is complete: each call's final arguments text (None for a rejected
-        call); each call gets the rest of its text."""
-        for call, final in zip(self.calls, arguments):
-            if call.broken or final is None:
-                continue
-            sent = "".join(call.sent)
-            if final.startswith(sent):
-                self._send(call, final[len(sent):])
+    def finish(self, raws: tuple[RawCall, ...], block: str) -> tuple[ToolCall, ...]:
+        """The block is complete (`raws`, its text `block`): its calls, as each was
+        built when it was complete. Every call of a block is an invoke the builders
+        reported, in order; were one missing, all are built here from the block."""
+        tools = [call.tool for call in self.calls]
+        if len(tools) == len(raws) and all(
+                tool is not None and (tool.start, tool.end) == (rc[3], rc[4])
+                for tool, rc in zip(tools, raws)):
+            return tuple(tool for tool in tools if tool is not None)
+        ids = iter([call.id for call in self.calls])
+        return build_calls(raws, block, self.block_start, self.policy,
+                           lambda: next(ids, "") or self.new_id(), self.grammar.header.typing)
 
     def draw_ids(self) -> None:
         """The held block is outside code: its started calls get their ids, in order."""
         self.held = False
-        for call in self.started():
-            if not call.id:
+        for call in [*self.calls, *self.open]:
+            if call.started and not call.id:
                 call.id = self.new_id()
 
     def started(self) -> tuple[Call, ...]:
-        """The calls whose CallStarted was made, for a CallsAborted."""
-        calls = [*self.calls, *([self.current] if self.current is not None else [])]
-        return tuple(call for call in calls if call.started)
+        """The calls whose CallStarted was made and that were not withdrawn, for the
+        CallsAborted of a failed block."""
+        return tuple(call for call in [*self.calls, *self.open]
+                     if call.started and not call.aborted)
 
     def take(self) -> list[ProgressEvent]:
         events, self.events = self.events, []
         return events
 
 
-def _tell(builder: Callable[[list[Any]], Any], hook: Callable[[Any], None]
+def _tell(builder: Callable[[list[Any]], Any], hook: Callable[[Any, list[Any]], None]
           ) -> Callable[[list[Any]], Any]:
     def told(children: list[Any]) -> Any:
         value = builder(children)
-        hook(value)
+        hook(value, children)
         return value
     return told
+
+
+def _first_tag(children: list[Any]) -> Tag | None:
+    """The first `Tag` among a rule's children (nested lists included)."""
+    for child in children:
+        if isinstance(child, Tag):
+            return child
+        if isinstance(child, list):
+            found = _first_tag(child)
+            if found is not None:
+                return found
+    return None
+
+
+def _last_tag(children: list[Any]) -> Tag | None:
+    """The last `Tag` among a rule's children (nested lists included)."""
+    for child in reversed(children):
+        if isinstance(child, Tag):
+            return child
+        if isinstance(child, list):
+            found = _last_tag(child)
+            if found is not None:
+                return found
+    return None
 
 
 def _member(param: RawParam, guess: bool) -> str:
