@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import toolparse
+from toolparse._dialect.gates import CALL_RULES, EVENT_RULES
+from toolparse._dialect.loader import resolve_dialect
 from conftest import joined, shape, split_at, stream
 from test_incremental_support import (
     CODE, INVALID_BODIES, NESTED, TOOLS, WRITERS, Call, Value, check_invariants, flat, run)
@@ -189,22 +193,24 @@ def _ids() -> Any:
 
 def _complete_by_its_end(lists: list[list[Any]], chunks: list[str]) -> None:
     """Every call's last piece comes out no later than the feed that brought the call's
-    last character (SPEC 7: a call's deltas go out when that call is complete)."""
+    last character (SPEC 7: a call's deltas go out when that call is complete), unless
+    its block waits on the Markdown context (SPEC 4.3: its CallStarted came later than
+    that too; all its events come with the block)."""
     ends = list(itertools.accumulate(len(chunk) for chunk in chunks))
     last_piece: dict[int, int] = {}
-    index_of: dict[str, int] = {}
+    started_in: dict[str, tuple[int, int]] = {}
     for feed, events in enumerate(lists):
         for event in events:
             if isinstance(event, toolparse.CallStarted):
-                index_of[event.id] = event.index
+                started_in[event.id] = (event.index, feed)
             elif isinstance(event, toolparse.ArgumentsDelta):
                 last_piece[event.index] = feed
             elif isinstance(event, toolparse.ToolCallBlock):
                 for call in event.calls:
-                    index = index_of[call.id]
+                    index, started = started_in[call.id]
                     if index in last_piece:
                         brought = next(n for n, end in enumerate(ends) if end >= call.end)
-                        assert last_piece[index] <= brought
+                        assert last_piece[index] <= (brought if started <= brought else feed)
 
 
 @pytest.mark.parametrize("dialect", toolparse.dialects())
@@ -224,3 +230,43 @@ def test_spec7_the_pieces_never_lie_in_every_dialect(
         assert plain_events(loud) == quiet
         check_invariants(flat(loud))
         _complete_by_its_end(loud, chunks)
+
+
+@contextmanager
+def _no_event_gates(dialect: str) -> Iterator[None]:
+    """The dialect's grammars without event gates: with incremental events, every chunk
+    inside a call is lexed as it comes."""
+    grammars = resolve_dialect(dialect)._grammars
+    saved = [dict(grammar._event_gates) for grammar in grammars]
+    for grammar in grammars:
+        for kind in (CALL_RULES, EVENT_RULES):
+            grammar._event_gates[kind] = ("", None)
+    try:
+        yield
+    finally:
+        for grammar, gates in zip(grammars, saved):
+            grammar._event_gates.clear()
+            grammar._event_gates.update(gates)
+
+
+@pytest.mark.parametrize("dialect", toolparse.dialects())
+@settings(max_examples=30, deadline=None)
+@given(blocks=_blocks, points=cuts, size=st.integers(1, 6), with_tools=st.booleans())
+def test_spec7_keeping_chunks_unlexed_changes_no_event_and_no_feed(
+        dialect: str, blocks: list[list[Call]], points: list[float], size: int,
+        with_tools: bool) -> None:
+    # With incremental events, chunks inside a call are kept unlexed until a tag that can
+    # make an event (`Grammar.event_gates`): every event, and the feed it comes out of,
+    # is the same as when every chunk is lexed as it comes.
+    write = WRITERS.get(dialect)
+    if write is None:
+        pytest.fail(f"no writer for the bundled dialect {dialect!r}")
+    text = "Sure.\n" + "\nThen:\n".join(write(calls) for calls in blocks) + "\nDone."
+    options: dict[str, Any] = {"dialect": dialect, "tools": TOOLS if with_tools else None,
+                               "incremental": True}
+    for chunks in ([text[i:i + size] for i in range(0, len(text), size)],
+                   split_at_fractions(text, points)):
+        kept = run(chunks, id_factory=_ids(), **options)
+        with _no_event_gates(dialect):
+            lexed = run(chunks, id_factory=_ids(), **options)
+        assert kept == lexed

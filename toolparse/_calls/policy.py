@@ -124,10 +124,13 @@ def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
 
 
 def build_call(rc: RawCall, source: str, policy: CallPolicy | None, call_id: str,
-               guess: bool = True) -> ToolCall:
+               guess: bool = True,
+               typed: tuple[dict[str, Any], tuple[str, ...]] | None = None) -> ToolCall:
     """One call of a block (`build_calls`): `source` is the call's own text. It
     depends on nothing else of its block, so a stream with incremental events builds
-    each call as soon as it is complete (SPEC 7); `guess` is `typing == "attribute"`."""
+    each call as soon as it is complete (SPEC 7); `guess` is `typing == "attribute"`.
+    `typed`: without tools, what `type_arguments` gives for the call's parameters,
+    when the caller has typed them already (arguments, json_errors)."""
     name, params, json_text, start, end = rc
     schema = policy.schemas.get(name) if policy is not None else None
     json_errors: tuple[str, ...] = ()
@@ -141,6 +144,8 @@ def build_call(rc: RawCall, source: str, policy: CallPolicy | None, call_id: str
             status = outcome.status
         elif policy is None:
             text = json_text  # one valid object: forwarded as written
+    elif typed is not None and policy is None:
+        arguments, json_errors = typed
     else:
         arguments, json_errors = type_arguments(params, schema, guess=guess)
         if schema is not None:

@@ -88,6 +88,27 @@ class ValueStream:
             return self._lead(True, piece)
         return self._body_cdata(piece)
 
+    def quick(self, piece: str) -> bool:
+        """Whether `text(piece)` gives `piece` back as it is and changes nothing: the
+        start is decided, nothing waits, and nothing at the end of `piece` may (under
+        `xml`: and it holds no `&`). The common case of a value streaming, which the
+        caller then takes without the call."""
+        if self.phase != _BODY or self.pending:
+            return False
+        edges = self.edges
+        if edges == "none":
+            return True
+        last = piece[-1]
+        if edges == "newline":
+            return last != "\n" and last != "\r"
+        return not last.isspace() and (edges != "xml" or "&" not in piece)
+
+    def quick_cdata(self, piece: str) -> bool:
+        """`quick` for `cdata(piece)`."""
+        if self.edges not in ("xml", "trim"):
+            return self.quick(piece)
+        return self.phase == _BODY and not self.pending
+
     # ---- START: the dropped first newline ------------------------------------------------
 
     def _start_text(self, piece: str) -> str:

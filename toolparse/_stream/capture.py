@@ -60,8 +60,6 @@ class Capture:
         """Stream offset of the block's first character."""
         self.parts: list[str] = []
         """The block's text so far, token by token."""
-        if progress is not None:
-            progress.attach(self.parts)   # it reads each call's text from there
         self.ticket = ticket
         """The Markdown ticket of its opening tag (-1: outside code for certain)."""
         self.limit = limit
