@@ -96,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               or any("error" in c for c in report["cells"])
               or any("error" in r or r.get("lossless") is False
                      for r in report.get("dialects", ()))
+              or any("error" in r for r in report.get("incremental", ()))
               or any("error" in report[k] for k in ("startup", "repair", "memory")))
     return 1 if failed else 0
 
