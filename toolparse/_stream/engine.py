@@ -258,7 +258,7 @@ class Engine:
                         streaming = self._streaming
                         if streaming is None:
                             return []
-                        return cast("list[Event]", streaming.piece(run_list))
+                        return streaming.piece(run_list)
             elif self._tail:
                 verdict = self._steps(chunk)
                 if verdict == EXTENDS:
@@ -333,7 +333,7 @@ class Engine:
         if kept_now is None:
             return self._feed(rest)
         if rest:
-            if not self._gateless(rest):
+            if self._gates != gates and not self._gateless(rest):
                 # The keeping starts over with other gates (a JSON body may start
                 # next: `{` is one), which the rest may hold.
                 return cast("list[Event]", joined_events(self._take(), self.feed(rest)))
@@ -596,7 +596,7 @@ class Engine:
         progress = capture.progress
         if progress is not None:
             progress.look(capture.driver)
-            if capture.ticket < 0:
+            if capture.ticket < 0 and progress.events:
                 self._output.progress(progress.take())
 
     def _take(self) -> list[Event]:
@@ -605,7 +605,7 @@ class Engine:
         ordinary parser gives, which is what most callers match on (the incremental
         docstring says what else may come). (A method, not the output's bound `take`:
         the compiled build calls a method natively.)"""
-        return cast("list[Event]", self._output.take())
+        return self._output.take()  # type: ignore[return-value]  # (cast: a call)
 
     def _quiet(self) -> bool:
         """SCAN, nothing arriving, nothing held: plain text can go out at once."""

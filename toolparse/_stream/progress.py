@@ -54,13 +54,7 @@ from toolparse._dialect.value_stream import ValueStream
 from toolparse._dialect.values import Cdata
 from toolparse._events import DIVERGED, ArgumentsDelta, BlockFailure, ToolCall
 
-__all__ = ["Aborted", "Call", "CallProgress", "Delta", "JSON_NEXT", "LOUD", "QUIET", "Started",
-           "make_delta"]
-
-QUIET: Final = 0
-LOUD: Final = 1
-JSON_NEXT: Final = 2
-"""What `CallProgress.quiet` says of an open block."""
+__all__ = ["Aborted", "Call", "CallProgress", "Delta", "Started", "make_delta"]
 
 
 class Call:
@@ -111,7 +105,7 @@ class _Param:
     much of it went out."""
 
     __slots__ = ("head", "stream", "escape", "sent_from", "main", "main_done", "open",
-                 "open_done", "cdata_sent")
+                 "open_done", "cdata_sent", "events")
 
     def __init__(self, head: Any, stream: ValueStream | None, escape: bool = True) -> None:
         self.head = head
@@ -130,6 +124,8 @@ class _Param:
         self.open_done = 0
         self.cdata_sent = 0
         """Characters of that open section already given to the stream."""
+        self.events: dict[str, ArgumentsDelta] = {}
+        """The events of its pieces so far, by the piece's text (`CallProgress.piece`)."""
 
 
 class Started:
@@ -164,7 +160,7 @@ class CallProgress:
 
     __slots__ = ("grammar", "policy", "checked", "new_id", "block_start", "calls", "open",
                  "current", "events", "param_starts", "json_starts", "json_chars", "guess", "held",
-                 "kind")
+                 "event_gates")
 
     def __init__(self, grammar: Grammar, *, policy: CallPolicy | None,
                  new_id: Callable[[], str], block_start: int, held: bool = False) -> None:
@@ -174,8 +170,9 @@ class CallProgress:
         self.checked = policy is not None
         """Tools were given: nothing of a call goes out before it is complete and
         checked."""
-        self.kind = CALL_RULES if self.checked else EVENT_RULES
-        """The rules whose tags can make an event here (`gates.py`, `Engine._keep_quiet`)."""
+        self.event_gates = grammar.event_gates(CALL_RULES if self.checked else EVENT_RULES)
+        """The gates and closers of the tags that can make an event here (`gates.py`:
+        with tools a call's own, else an argument's too)."""
         self.new_id = new_id
         self.held = held
         """The block's tag may sit in code: its events wait with it, and its calls draw
@@ -342,32 +339,23 @@ class CallProgress:
 
     def gates(self, driver: Driver) -> tuple[str, Closers | None] | None:
         """The gates and closers (`gates.py`) the engine may keep chunks unlexed
-        against now (`Engine._keep_quiet`): the event tags' (`Grammar.event_gates`);
-        while a JSON body may start next, its first characters too, and every gate
-        lexes; None while a value streams (every chunk has its piece)."""
-        gates, closers = self.grammar.event_gates(self.kind)
-        quiet = self.quiet(driver)
-        if quiet == LOUD:
-            return None
-        if quiet == JSON_NEXT and gates:
-            return gates + self.json_chars, None
-        return gates, closers
-
-    def quiet(self, driver: Driver) -> int:
-        """Whether something of this block can go out before its next tag, for the
-        engine, which may keep chunks unlexed until one (`Engine._keep_quiet`): LOUD,
-        a value is streaming; JSON_NEXT, a JSON body may start next (it streams from
-        its first character, one of `json_chars`); else QUIET."""
+        against now (`Engine._keep_quiet`): the event tags' (`Grammar.event_gates`),
+        unless a value streams (None: every chunk has its piece) or a JSON body may
+        start next (it streams from its first character: those characters are gates
+        too, and every gate lexes)."""
         call = self.current
         if call is None or not call.started or call.broken or self.checked:
-            return QUIET
+            return self.event_gates
         param = call.param
         if param is not None and param.stream is not None:
-            return LOUD
+            return None
         takes = driver.actions[driver.stack[-1]]
         if not any(start in takes for start in self.json_starts):
-            return QUIET
-        return JSON_NEXT if self.json_chars else LOUD
+            return self.event_gates
+        gates = self.event_gates[0]
+        if not (gates and self.json_chars):
+            return None
+        return gates + self.json_chars, None
 
     def follows(self, run: list[Any]) -> bool:
         """Whether pieces appended to `run` (the list a value's text goes to, right after
@@ -392,17 +380,29 @@ class CallProgress:
         chunk = run[-1]
         if run is param.main:
             param.main_done = len(run)
-            out = chunk if stream.quick(chunk) else stream.text(chunk)
+            out = stream.fast(chunk)
+            if out is None:
+                out = stream.text(chunk)
         else:
             param.open_done = len(run)
             param.cdata_sent += len(chunk)
-            out = chunk if stream.quick_cdata(chunk) else stream.cdata(chunk)
+            out = stream.fast_cdata(chunk)
+            if out is None:
+                out = stream.cdata(chunk)
         if not out:
             return []
-        if param.escape and _ESCAPED.search(out) is not None:
-            out = encode_basestring(out)[1:-1]
-        call.sent.append(out)
-        return [make_delta(call.index, out)]
+        events = param.events
+        event = events.get(out)
+        if event is None:
+            # A piece seen before in this value (a short one, mostly: chunks of one
+            # to a few characters repeat) reuses its event; events are immutable.
+            if len(events) >= _EVENTS_KEPT:
+                events.clear()
+            text = (encode_basestring(out)[1:-1]
+                    if param.escape and _ESCAPED.search(out) is not None else out)
+            event = events[out] = make_delta(call.index, text)
+        call.sent.append(event.text)
+        return [event]
 
     def _begin(self, call: Call, values: list[Any], head: int) -> _Param | None:
         tag = values[head]
@@ -567,6 +567,9 @@ def _hooked(grammar: Grammar) -> tuple[tuple[int, str], ...]:
 _ESCAPED: Final = re.compile(r'["\\\x00-\x1f]')
 """A character `json.dumps` escapes (with `ensure_ascii=False`): a piece without one
 goes out as it is."""
+
+_EVENTS_KEPT: Final = 1024
+"""How many events of one value `CallProgress.piece` keeps for reuse (then it starts over)."""
 
 _new: Final = object.__new__
 _set_delta_index: Final = ArgumentsDelta.__dict__["index"].__set__
