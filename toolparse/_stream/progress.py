@@ -29,8 +29,12 @@ The events made here are internal (`Started`, `Delta`, `Aborted`, holding the `C
 they are about); `Output` numbers the calls as their `CallStarted` goes out, so that
 calls of a block found in code (whose events are dropped) leave no gap.
 
-Cost: per call, its members' JSON (which its `arguments_json` then reuses) and, at the
-end of its block, a copy of the built call with its own text (`finish`).
+Cost. Between its tags nothing of a call can go out unless a value streams, so the
+engine keeps chunks unlexed until a tag that can make an event (`gates`: the event
+gates of `gates.py`), and a chunk of a value that streams is appended to the value and
+made into its piece in one call (`piece`). Per argument, its member's JSON (which the
+call's `arguments_json` then reuses); per call, at the end of its block, a copy with
+its own text (`finish`).
 """
 
 from __future__ import annotations
