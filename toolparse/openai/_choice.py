@@ -257,6 +257,8 @@ class ChoiceRewriter:
         # A failed block's text follows as a Text event, and goes out as content; a
         # withdrawn call's block follows as a ToolCallBlock, which `_block` cuts.
         withdrawn = event.failure.reason == DIVERGED
+        if not withdrawn:
+            self._withdrawn.clear()   # (its calls were the failed block's: no block comes)
         for index in event.indexes:
             started = self._streamed.pop(index, None)
             if started is not None:
