@@ -184,13 +184,24 @@ class _StreamingHeads:
     def __init__(self, grammar: Grammar) -> None:
         self.heads = grammar.roles.param_starts
         self.build = grammar.build
+        self.seen: dict[str, bool] = {}
+        """Tag text -> the answer (at most `_HEADS_KEPT`): a stream repeats its tags."""
 
     def counts(self, match: re.Match[str]) -> bool:
-        name = match.lastgroup
+        text = match.group()
+        found = self.seen.get(text)
+        if found is None:
+            found = self._counts(match.lastgroup, text)
+            if len(self.seen) >= _HEADS_KEPT:
+                self.seen.clear()
+            self.seen[text] = found
+        return found
+
+    def _counts(self, name: str | None, text: str) -> bool:
         if name not in self.heads:
             return True
         try:
-            return self.build.string_of(name, match.group()) is True
+            return self.build.string_of(name or "", text) is True
         except Exception:  # noqa: BLE001 -- a repeated attribute: lex it, it fails there
             return True
 
