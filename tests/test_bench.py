@@ -66,6 +66,13 @@ def test_smoke_report_has_every_figure(smoke_report: dict) -> None:  # type: ign
     if os.environ.get("TOOLPARSE_BUILD"):
         assert report["environment"]["build"] == os.environ["TOOLPARSE_BUILD"]
     assert "--smoke --sizes 4K,16K" in report["command"]
+    # SPEC 7's cost: incremental=True over the same parser without, on the same chunks.
+    from toolparse._bench.incremental import INCREMENTAL_CELLS
+    rows = {(r["workload"], r["chunk"]): r for r in report["incremental"]}
+    assert set(rows) == set(INCREMENTAL_CELLS)
+    for row in rows.values():
+        assert row["size"] == 4 * 1024 and row["passes"] >= 1 and row["ratio"] > 0
+        assert row["plain_s"] > 0 and row["incremental_s"] > 0
 
 
 def test_smoke_table_renders(smoke_report: dict) -> None:  # type: ignore[type-arg]
@@ -75,6 +82,7 @@ def test_smoke_table_renders(smoke_report: dict) -> None:  # type: ignore[type-a
     for target in _bench.TARGETS:
         assert target.name in table
     assert "memory:" in table and "start-up:" in table and "repair:" in table
+    assert "incremental events (SPEC 7)" in table
 
 
 def test_user_grammar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -155,6 +163,20 @@ def test_tools_shape() -> None:
     blocks = _found(w.text)
     assert len(blocks) == w.real_blocks
     assert max(len(call.arguments) for b in blocks for call in b.calls) >= 6
+
+
+def test_strings_shape() -> None:
+    # String-heavy tool text: nearly all of it is the values of an edit tool's calls,
+    # code of a few KB, marked string="true" or in CDATA.
+    w = _bench.generate("strings", 100 * 1024)
+    blocks = _found(w.text)
+    assert len(blocks) == w.real_blocks and w.real_chars / len(w.text) > 0.95
+    values = [value for b in blocks for call in b.calls for key, value in call.arguments.items()
+              if key != "path"]
+    assert all(isinstance(value, str) for value in values)
+    assert sum(map(len, values)) > 0.85 * len(w.text)
+    assert 1000 < sum(map(len, values)) / len(values) < 8000
+    assert w.text.count("<![CDATA[") > 5 and w.text.count('string="true">') > len(blocks) + 5
 
 
 def test_adversarial_unclosed_mention() -> None:

@@ -3,16 +3,17 @@
 The invariants, as properties over generated answers and chunkings: the Text and
 ToolCallBlock events are exactly those of `incremental=False`; calls are numbered from 0
 as they start, each CallStarted before its deltas, with the id and name of the call the
-block confirms; the deltas of an accepted call concatenate to its `arguments_json`; a
-block that fails after calls started is announced by a CallsAborted right before its
-text. Then the behaviour around them: latency, tools, Markdown, dialects.
+block confirms; the deltas of an accepted call concatenate to its `arguments_json`, and
+a call whose pieces cannot is withdrawn (`diverged`) before its block; a block that
+fails after calls started is announced by a CallsAborted right before its text
+(`test_incremental_support.check_invariants`; test_properties.py states them over every
+dialect). Then the behaviour around them: latency, tools, Markdown, dialects.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pytest
@@ -26,11 +27,11 @@ from toolparse import (
     CallsAborted,
     CallStarted,
     ConfigTypeError,
-    Reasoning,
     Text,
     ToolCallBlock,
 )
 from test_properties import FRAGMENTS, cuts, split_at_fractions
+from test_incremental_support import check_invariants, flat, plain, run
 
 STREAMING = [
     '<parameter name="s" string="true">', '<parameter name="t" string="true">\n',
@@ -41,65 +42,14 @@ STREAMING = [
     '<tool_calls><invoke name="r"><parameter name="p" string="true">a</parameter>'
     '<parameter name="p" string="true">b</parameter></invoke></tool_calls>',
     '<tool_calls><invoke name="j">\n{"a": "<b>", "c": [1]}\n</invoke></tool_calls>',
+    '<tool_calls><invoke name="j">{"a": 1,, }</invoke><invoke name="k">{</invoke></tool_calls>',
+    '<tool_calls><invoke name="j">[1, 2]</invoke></tool_calls>',
 ]
 answers = st.lists(st.sampled_from(FRAGMENTS + STREAMING), max_size=30).map("".join)
 
 
-def run(chunks: Iterable[str], **options: Any) -> list[list[Any]]:
-    """The events of each feed() and of close(), one list each."""
-    parser = toolparse.StreamParser(**options)
-    out = [parser.feed(chunk) for chunk in chunks]
-    out.append(parser.close())
-    return out
-
-
 def ids() -> Any:
     return map("id{}".format, itertools.count()).__next__
-
-
-def plain(lists: Sequence[Sequence[Any]]) -> list[list[Any]]:
-    return [[e for e in events if isinstance(e, (Text, ToolCallBlock, Reasoning))]
-            for events in lists]
-
-
-def flat(lists: Sequence[Sequence[Any]]) -> list[Any]:
-    return [event for events in lists for event in events]
-
-
-def repeats_a_name(raw: str) -> bool:
-    names = [m for m in raw.split('<parameter name="')[1:]]
-    keys = [name.split('"', 1)[0] for name in names]
-    return len(keys) != len(set(keys))
-
-
-def check_invariants(events: list[Any]) -> None:
-    started: dict[int, CallStarted] = {}
-    deltas: dict[int, str] = {}
-    open_indexes: list[int] = []
-    for n, event in enumerate(events):
-        if isinstance(event, CallStarted):
-            assert event.index == len(started)  # numbered from 0, in order, no gap
-            started[event.index] = event
-            open_indexes.append(event.index)
-        elif isinstance(event, ArgumentsDelta):
-            assert event.index in open_indexes and event.text
-            deltas[event.index] = deltas.get(event.index, "") + event.text
-        elif isinstance(event, CallsAborted):
-            assert event.indexes == tuple(open_indexes)
-            following = events[n + 1]
-            assert isinstance(following, Text) and following.failure == event.failure
-            open_indexes = []
-        elif isinstance(event, ToolCallBlock):
-            assert len(open_indexes) == len(event.calls)  # every call started, in order
-            for index, call in zip(open_indexes, event.calls):
-                assert (started[index].id, started[index].name) == (call.id, call.name)
-                assert started[index].block_start == event.start
-                if call.accepted and not repeats_a_name(call.raw):
-                    assert deltas.get(index, "") == call.arguments_json
-            open_indexes = []
-        elif isinstance(event, Text) and event.failure is not None:
-            pass
-    assert not open_indexes  # nothing left started at the end of the stream
 
 
 @settings(max_examples=300, deadline=None)
@@ -146,20 +96,42 @@ def test_a_long_string_value_streams_before_its_close_tag() -> None:
     assert json.loads(streamed) == {"content": value}
 
 
-def test_with_tools_deltas_wait_for_the_checked_call() -> None:
+def test_with_tools_a_call_goes_out_whole_and_checked_when_it_is_complete() -> None:
+    # SPEC 7: with tools a call is typed and checked by its own schema once its invoke
+    # is complete: one delta, in the feed that brought `</invoke>`, before its block
+    # ends; the block's confirmation still comes with the ToolCallBlock.
     tools = [{"name": "w", "parameters": {"type": "object", "properties": {
         "n": {"type": "integer"}, "s": {"type": "string"}}}}]
-    text = ('<tool_calls><invoke name="w"><parameter name="s" string="true">abc</parameter>'
-            '<parameter name="n">4</parameter></invoke></tool_calls>')
+    call = ('<invoke name="w"><parameter name="s" string="true">abc</parameter>'
+            '<parameter name="n">4</parameter></invoke>')
+    text = f"<tool_calls>{call}\n{call}</tool_calls>"
     lists = run(chunked(text, 3), incremental=True, tools=tools)
     block_feed = next(n for n, events in enumerate(lists)
                       if any(isinstance(e, ToolCallBlock) for e in events))
     deltas = [(n, e) for n, events in enumerate(lists) for e in events
               if isinstance(e, ArgumentsDelta)]
-    assert [n for n, _ in deltas] == [block_feed]  # one delta, with the block
+    first_end = (len("<tool_calls>") + len(call) - 1) // 3   # the feeds with their last `>`
+    second_end = (len("<tool_calls>") + 2 * len(call)) // 3
+    assert [(n, e.index) for n, e in deltas] == [(first_end, 0), (second_end, 1)]
+    assert second_end < block_feed
     block = next(e for e in lists[block_feed] if isinstance(e, ToolCallBlock))
-    assert deltas[0][1].text == block.calls[0].arguments_json
-    assert any(isinstance(e, CallStarted) for e in flat(lists[:block_feed]))  # early
+    assert [e.text for _, e in deltas] == [c.arguments_json for c in block.calls]
+    assert block.calls[0].arguments == {"s": "abc", "n": 4}
+    assert any(isinstance(e, CallStarted) for e in flat(lists[:first_end]))  # early
+
+
+def test_with_tools_a_rejected_call_gets_no_delta() -> None:
+    tools = [{"name": "w", "parameters": {"type": "object", "properties": {
+        "n": {"type": "integer"}}, "required": ["n"]}}]
+    text = ('<tool_calls><invoke name="w"><parameter name="m">1</parameter></invoke>'
+            '<invoke name="w"><parameter name="n">2</parameter></invoke></tool_calls>')
+    events = flat(run(chunked(text, 4), incremental=True, tools=tools))
+    block = next(e for e in events if isinstance(e, ToolCallBlock))
+    assert [c.status for c in block.calls] == ["rejected", "valid"]
+    assert [(e.index, e.text) for e in events if isinstance(e, ArgumentsDelta)] == [
+        (1, '{"n":2}')]
+    assert not any(isinstance(e, CallsAborted) for e in events)
+    check_invariants(events)
 
 
 def test_a_broken_block_aborts_its_started_calls_before_its_text() -> None:
@@ -197,14 +169,92 @@ def test_a_block_that_may_be_in_code_holds_its_events_until_decided() -> None:
     check_invariants(events)
 
 
-def test_a_repeated_name_stops_the_deltas_but_not_the_call() -> None:
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_a_repeated_name_withdraws_the_call_before_its_block(size: int) -> None:
+    # SPEC 7: the final value is a list, which `{"p":"a"` cannot become. The call is
+    # withdrawn (`diverged`) before its block, which still holds it; a second name's
+    # value never streams, and the other call of the block is untouched.
     text = ('<tool_calls><invoke name="r"><parameter name="p" string="true">a</parameter>'
-            '<parameter name="p" string="true">b</parameter></invoke></tool_calls>')
-    events = flat(run(chunked(text, 4), incremental=True))
-    sent = "".join(e.text for e in events if isinstance(e, ArgumentsDelta))
+            '<parameter name="p" string="true">bbbb</parameter></invoke>'
+            '<invoke name="s"><parameter name="q">1</parameter></invoke></tool_calls>')
+    events = flat(run(chunked(text, size), incremental=True))
+    kinds = [type(e) for e in events]
+    aborted = next(e for e in events if isinstance(e, CallsAborted))
     block = next(e for e in events if isinstance(e, ToolCallBlock))
-    assert block.calls[0].arguments == {"p": ["a", "b"]}
-    assert sent == '{"p":"a"' and not block.calls[0].arguments_json.startswith(sent)
+    assert aborted.indexes == (0,) and aborted.failure.reason == "diverged"
+    assert kinds.index(CallsAborted) < kinds.index(ToolCallBlock)
+    second = text.index('<parameter name="p"', 40)
+    assert (aborted.failure.start, aborted.failure.end, aborted.failure.at) == (
+        block.calls[0].start, block.calls[0].end, second)
+    assert block.calls[0].arguments == {"p": ["a", "bbbb"]}
+    sent = "".join(e.text for e in events if isinstance(e, ArgumentsDelta) and e.index == 0)
+    assert sent == '{"p":"a"' and "b" not in sent
+    assert "".join(e.text for e in events if isinstance(e, ArgumentsDelta) and e.index == 1) \
+        == block.calls[1].arguments_json
+    check_invariants(events)
+
+
+@pytest.mark.parametrize("body", ['{"a": 1,, }', "{", '{"a": 1, "a": 2}', '{"a": "x"} y'])
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_a_json_body_that_is_not_one_object_is_withdrawn(body: str, size: int) -> None:
+    # Its pieces went out as written; without tools the call is rejected (`{}`): the
+    # call is withdrawn before its block, and the block still holds it. Whole, the
+    # call is complete before any piece goes out: nothing is sent, nothing withdrawn.
+    text = f'<tool_calls><invoke name="j">{body}</invoke></tool_calls>'
+    events = flat(run(chunked(text, size), incremental=True))
+    block = next(e for e in events if isinstance(e, ToolCallBlock))
+    assert block.calls[0].status == "rejected"
+    sent = "".join(e.text for e in events if isinstance(e, ArgumentsDelta))
+    aborts = [(e.indexes, e.failure.reason) for e in events if isinstance(e, CallsAborted)]
+    if size < len(text):
+        assert sent and body.startswith(sent)
+        assert aborts == [((0,), "diverged")]
+    else:
+        assert (sent, aborts) == ("", [])
+    check_invariants(events)
+
+
+def test_an_array_body_sends_no_piece_and_is_not_withdrawn() -> None:
+    # Seen before a piece went out (SPEC 7: the piece waits): an array is never one
+    # object, so nothing of it streams, and there is nothing to withdraw.
+    events = flat(run(chunked('<tool_calls><invoke name="j">[1, 2]</invoke></tool_calls>', 2),
+                      incremental=True))
+    assert not any(isinstance(e, (ArgumentsDelta, CallsAborted)) for e in events)
+    check_invariants(events)
+
+
+@pytest.mark.parametrize("with_tools", [False, True])
+def test_a_kimi_call_goes_out_when_it_ends_not_when_its_section_ends(with_tools: bool) -> None:
+    # SPEC 7 latency: call 0 is complete at its `<|tool_call_end|>`, which arrives with
+    # the last piece of its arguments; its deltas are all out in that feed, while call 1
+    # is still being written (with tools: typed and checked then, as one delta).
+    tools = [{"name": "read_file", "parameters": {"type": "object", "properties": {
+        "path": {"type": "string"}}}}] if with_tools else None
+    head = ("<|tool_calls_section_begin|>\n<|tool_call_begin|>functions.read_file:0"
+            '<|tool_call_argument_begin|>{"path": "a.')
+    call_end = 'md"}<|tool_call_end|>'
+    rest = ("\n<|tool_call_begin|>functions.read_file:1<|tool_call_argument_begin|>"
+            '{"path": "b.md"}<|tool_call_end|>\n<|tool_calls_section_end|>')
+    lists = run([head, call_end, rest[:30], rest[30:]], dialect="kimi_k2", incremental=True,
+                tools=tools)
+    sent = "".join(e.text for e in flat(lists[:2]) if isinstance(e, ArgumentsDelta))
+    assert sent == '{"path": "a.md"}'
+    assert not any(isinstance(e, ToolCallBlock) for e in flat(lists[:3]))
+    block = next(e for e in flat(lists) if isinstance(e, ToolCallBlock))
+    assert sent == block.calls[0].arguments_json
+    check_invariants(flat(lists))
+
+
+def test_a_call_s_closing_brace_goes_out_with_its_end_tag() -> None:
+    # Without tools the last piece (`"}`) arrives with `</invoke>`: it goes out in that
+    # feed, not with the wrapper's close.
+    head = '<tool_calls>\n<invoke name="w">\n<parameter name="s" string="true">ab'
+    lists = run([head, "c</parameter>\n</invoke>\n", '<invoke name="v"/>\n', "</tool_calls>"],
+                incremental=True)
+    assert "".join(e.text for e in flat(lists[:2]) if isinstance(e, ArgumentsDelta)) == \
+        '{"s":"abc"}'
+    assert not any(isinstance(e, ToolCallBlock) for e in flat(lists[:3]))
+    check_invariants(flat(lists))
 
 
 def test_a_json_body_streams_as_written_and_is_forwarded_as_written() -> None:

@@ -157,6 +157,29 @@ def test_deltas_that_disagree_with_the_final_call_cut_it(monkeypatch: pytest.Mon
     assert view.calls[0]["arguments"] == '{"path":"b.md"'
 
 
+def test_a_withdrawn_call_ends_there_and_its_block_goes_out_as_content(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # SPEC 7/8: `diverged` withdraws a call whose block goes on. Nothing more of it goes
+    # out (late pieces ignored), and when its block is confirmed none of the block's
+    # calls does, the other one included: the block is content, the choice ends `stop`.
+    diverged = BlockFailure("diverged", 12, 90, 50, ())
+    listed = ToolCall("read_file", {"path": ["a.md", "b.md"]}, "unchecked", id="call_a")
+    other = read_call(id="call_b", path="c.md")
+    out = scripted(monkeypatch, [
+        [Text("Hi "), started()],
+        [ArgumentsDelta(0, '{"path":"a.md"')],
+        [CallsAborted((0,), diverged), started(1, "call_b"), ArgumentsDelta(1, '{"path":')],
+        [ArgumentsDelta(0, "}"), ArgumentsDelta(1, '"c.md"}')],
+        [ToolCallBlock((listed, other), CALL_RAW, 3, 3 + len(CALL_RAW)), Text(" done")],
+    ])
+    view = client_view(out)[0]
+    assert view.content == "Hi " + CALL_RAW + " done"
+    assert list(view.calls) == [0, 1]
+    assert view.calls[0]["arguments"] == '{"path":"a.md'     # what went out, never completed
+    assert view.calls[1]["arguments"] == '{"path":"c.md"'    # its brace never comes
+    assert view.finish == "stop"
+
+
 def test_a_call_the_engine_did_not_start_goes_out_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     second = read_call(id="call_b", path="b")
     out = scripted(monkeypatch, [

@@ -1,13 +1,26 @@
 """SPEC section 1 guarantees as properties: G1 lossless, G2 chunking-invariant (and
 parse == stream), G4 fail closed, G5 low latency, G8 never raises on content.
-(G3 against markdown-it-py lives in test_markdown_oracle.py; G6/G7 in test_bounds.py.)"""
+(G3 against markdown-it-py lives in test_markdown_oracle.py; G6/G7 in test_bounds.py.)
+At the end, SPEC 7's incremental events in every bundled dialect."""
 
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+import itertools
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from hypothesis import given, settings, strategies as st
 
 import toolparse
+from toolparse._dialect.gates import CALL_RULES, EVENT_RULES
+from toolparse._dialect.loader import resolve_dialect
 from conftest import joined, shape, split_at, stream
+from test_incremental_support import (
+    CODE, INVALID_BODIES, NESTED, TOOLS, WRITERS, Call, Value, check_invariants, flat, run)
+from test_incremental_support import plain as plain_events
 
 WELL_FORMED = [
     '<tool_calls><invoke name="read_file"><parameter name="path">a.md</parameter></invoke></tool_calls>',
@@ -148,3 +161,117 @@ def test_g5_after_dead_prefixes_only_the_last_one_waits(text: str, points: list[
         assert held.count("<") <= 1 or held.startswith(("<tool_calls>", "<｜DSML｜tool_calls>"))
     events += parser.close()
     assert shape(events) == shape(toolparse.parse(text).events)
+
+
+# ---- SPEC 7 (incremental events) in every bundled dialect -----------------------------------
+#
+# Calls are described once (`test_incremental_support.Call`) and written in each
+# dialect's markup: repeated argument names, JSON bodies that are not one object, typed
+# values nested in arrays and objects, long values of code; with and without tools.
+# Under every chunking (whole, one character at a time, random cuts) the pieces of a
+# call join to exactly its final `arguments_json` or the call is withdrawn before its
+# block (`check_invariants`), every call's pieces are out by the feed that completes
+# the call, and the other events are those of `incremental=False`, feed by feed.
+
+_keys = st.sampled_from(["path", "n", "tree", "items", "code"])   # few: names repeat
+_long = st.lists(st.sampled_from(CODE), min_size=1, max_size=40).map("\n".join)
+_values = st.one_of(
+    st.builds(Value, st.sampled_from(NESTED), st.sampled_from([None, None, False, True])),
+    st.builds(Value, _long, st.sampled_from([None, True]), st.booleans()),
+    st.builds(Value, st.text(st.characters(blacklist_categories=["Cs"],
+                                           blacklist_characters="<"), max_size=12),
+              st.sampled_from([None, True])),
+)
+_bodies = st.one_of(st.sampled_from(INVALID_BODIES),
+                    st.dictionaries(_keys, st.sampled_from(NESTED).map(json.loads),
+                                    max_size=3).map(json.dumps))
+_calls = st.one_of(
+    st.builds(Call, st.sampled_from("fgh"),
+              st.lists(st.tuples(_keys, _values), max_size=5).map(tuple)),
+    st.builds(Call, st.sampled_from("fgh"), st.just(()), _bodies))
+_blocks = st.lists(st.lists(_calls, min_size=1, max_size=3), min_size=1, max_size=2)
+
+
+def _ids() -> Any:
+    return map("id{}".format, itertools.count()).__next__
+
+
+def _complete_by_its_end(lists: list[list[Any]], chunks: list[str]) -> None:
+    """Every call's last piece comes out no later than the feed that brought the call's
+    last character (SPEC 7: a call's deltas go out when that call is complete), unless
+    its block waits on the Markdown context (SPEC 4.3: its CallStarted came later than
+    that too; all its events come with the block)."""
+    ends = list(itertools.accumulate(len(chunk) for chunk in chunks))
+    last_piece: dict[int, int] = {}
+    started_in: dict[str, tuple[int, int]] = {}
+    for feed, events in enumerate(lists):
+        for event in events:
+            if isinstance(event, toolparse.CallStarted):
+                started_in[event.id] = (event.index, feed)
+            elif isinstance(event, toolparse.ArgumentsDelta):
+                last_piece[event.index] = feed
+            elif isinstance(event, toolparse.ToolCallBlock):
+                for call in event.calls:
+                    index, started = started_in[call.id]
+                    if index in last_piece:
+                        brought = next(n for n, end in enumerate(ends) if end >= call.end)
+                        assert last_piece[index] <= (brought if started <= brought else feed)
+
+
+@pytest.mark.parametrize("dialect", toolparse.dialects())
+@settings(max_examples=60, deadline=None)
+@given(blocks=_blocks, points=cuts, with_tools=st.booleans())
+def test_spec7_the_pieces_never_lie_in_every_dialect(
+        dialect: str, blocks: list[list[Call]], points: list[float], with_tools: bool) -> None:
+    write = WRITERS.get(dialect)
+    if write is None:
+        pytest.fail(f"no writer for the bundled dialect {dialect!r}: add one to "
+                    "test_incremental_support.WRITERS")
+    text = "Sure.\n" + "\nThen:\n".join(write(calls) for calls in blocks) + "\nDone."
+    options: dict[str, Any] = {"dialect": dialect, "tools": TOOLS if with_tools else None}
+    for chunks in ([text], list(text), split_at_fractions(text, points)):
+        quiet = run(chunks, id_factory=_ids(), **options)
+        loud = run(chunks, id_factory=_ids(), incremental=True, **options)
+        assert plain_events(loud) == quiet
+        check_invariants(flat(loud))
+        _complete_by_its_end(loud, chunks)
+
+
+@contextmanager
+def _no_event_gates(dialect: str) -> Iterator[None]:
+    """The dialect's grammars without event gates: with incremental events, every chunk
+    inside a call is lexed as it comes."""
+    grammars = resolve_dialect(dialect)._grammars
+    saved = [dict(grammar._event_gates) for grammar in grammars]
+    for grammar in grammars:
+        for kind in (CALL_RULES, EVENT_RULES):
+            grammar._event_gates[kind] = ("", None)
+    try:
+        yield
+    finally:
+        for grammar, gates in zip(grammars, saved):
+            grammar._event_gates.clear()
+            grammar._event_gates.update(gates)
+
+
+@pytest.mark.parametrize("dialect", toolparse.dialects())
+@settings(max_examples=30, deadline=None)
+@given(blocks=_blocks, points=cuts, size=st.integers(1, 6), with_tools=st.booleans())
+def test_spec7_keeping_chunks_unlexed_changes_no_event_and_no_feed(
+        dialect: str, blocks: list[list[Call]], points: list[float], size: int,
+        with_tools: bool) -> None:
+    # With incremental events, chunks inside a call are kept unlexed until a tag that can
+    # make an event (`Grammar.event_gates`): every event, and the feed it comes out of,
+    # is the same as when every chunk is lexed as it comes.
+    write = WRITERS.get(dialect)
+    if write is None:
+        pytest.fail(f"no writer for the bundled dialect {dialect!r}")
+    text = "Sure.\n" + "\nThen:\n".join(write(calls) for calls in blocks) + "\nDone."
+    options: dict[str, Any] = {"dialect": dialect, "tools": TOOLS if with_tools else None,
+                               "incremental": True}
+    for chunks in ([text[i:i + size] for i in range(0, len(text), size)],
+                   split_at_fractions(text, points)):
+        kept = run(chunks, id_factory=_ids(), **options)
+        with _no_event_gates(dialect):
+            lexed = run(chunks, id_factory=_ids(), **options)
+        assert kept == lexed

@@ -15,7 +15,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from toolparse._errors import RejectedCallError
 
@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from toolparse._calls.repair import RepairOutcome
     from toolparse._dialect import Dialect
 
-__all__ = ["ArgumentsDelta", "BlockFailure", "CallStarted", "CallStatus", "CallsAborted",
-           "Event", "IncrementalEvent", "ParseResult", "Reasoning", "StreamEvent", "Text", "ToolCall",
-           "ToolCallBlock", "new_call_id", "register_views"]
+__all__ = ["DIVERGED", "ArgumentsDelta", "BlockFailure", "CallStarted", "CallStatus", "CallsAborted",
+           "Event", "IncrementalEvent", "ParseResult", "Reasoning", "StreamEvent", "Text",
+           "ToolCall", "ToolCallBlock", "new_call_id", "register_views"]
 
 CallStatus = Literal["unchecked", "valid", "repaired", "rejected"]
 
@@ -80,7 +80,9 @@ class BlockFailure:
     """A stable code: `unexpected_token` (the grammar cannot accept what comes there),
     `truncated` (the stream ended inside the block), `max_capture` (the block outgrew
     the capture limit), `invalid_name` (an invoke or parameter without a name),
-    `repeated_attribute`."""
+    `repeated_attribute`; and, only in a `CallsAborted` of incremental events,
+    `diverged` (`DIVERGED`: a call's pieces do not add up to its final arguments; its
+    block did not fail, and `start`/`end` are then the call's, SPEC 7)."""
 
     start: int
     """Stream offset of the failed block's first character."""
@@ -288,15 +290,23 @@ class ArgumentsDelta:
     """The next piece of the arguments JSON text."""
 
 
+DIVERGED: Final = "diverged"
+"""The reason of a `CallsAborted` that withdraws one call whose block goes on (SPEC 7)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CallsAborted:
-    """The block of these started calls failed: none of them runs. The failed block's
-    text follows, as a Text with the same failure."""
+    """These started calls are void. Either their block failed: none of them runs, and
+    the failed block's text follows, as a Text with the same failure. Or, with reason
+    `diverged` (one call): what its ArgumentsDelta pieces said is not its final
+    arguments (a name written twice, a JSON body that is not one object); its block
+    goes on and its ToolCallBlock, which still holds the call, is the truth."""
 
     indexes: tuple[int, ...]
-    """The calls of the block that had started, in order."""
+    """The calls of the block that had started, in order (not those already
+    withdrawn); for `diverged`, the one call withdrawn."""
     failure: BlockFailure
-    """Why and where the block failed."""
+    """Why and where: the failed block, or the withdrawn call (`diverged`)."""
 
 
 IncrementalEvent = CallStarted | ArgumentsDelta | CallsAborted

@@ -8,6 +8,7 @@ machine, and nothing in the engine imports it. One module per concern:
     measures    memory, start-up, repair     targets   the goals and growth
     run         one run, as a report         report    the report as a table
     main        the command line             dialects  the --dialect axis
+    incremental SPEC 7's cost: incremental=True over the same parser without
 
 Theory of operation
 -------------------
@@ -29,6 +30,8 @@ text; a larger size of prose, markup and tools starts with the smaller one.
     markup       Dense `<` and `>` in prose, tags in inline code, many fences with tool
                  call examples inside; about 13-15 % of the characters in real blocks.
     tools        Back-to-back blocks, canonical and DSML, many parameters, CDATA values.
+    strings      String-heavy tool text: calls of an edit tool whose values are code of
+                 a few KB, marked `string="true"` or written as CDATA bodies.
     adv-*        Adversarial shapes (SPEC G6): an unclosed wrapper mention followed by
                  prose, backtick storms, runs of `<`, repeated `<tool_` prefixes, one
                  CDATA value as large as the workload, wrappers of 10,000 tiny invokes,
@@ -37,6 +40,10 @@ text; a larger size of prose, markup and tools starts with the smaller one.
 `--dialect NAMES` (or `all`) adds the dialect axis: prose, markup and tools content
 written in each bundled dialect's markup, timed like every cell, and each dialect's
 time per character over deepseek's on the same content (the goal: at most 1.25x).
+
+The incremental figure (SPEC 7): `StreamParser(incremental=True)` over the same parser
+with `incremental=False` on the same chunks of tools and strings, at 1- and 4-char
+chunks, timed segment by segment in turn (the goal: at most 1.25x).
 
 Besides throughput: growth (the engine's time per character at the largest size over
 the smallest, from rounds that run one pass of each), peak traced memory while

@@ -8,6 +8,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from toolparse._bench.report import render
 from toolparse._bench.run import command, run
@@ -92,12 +93,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"toolparse bench: cannot write {args.json}: {e.strerror or e}",
                   file=sys.stderr)
             return 2
-    failed = (any(not c["lossless"] for c in report["checks"])
-              or any("error" in c for c in report["cells"])
-              or any("error" in r or r.get("lossless") is False
-                     for r in report.get("dialects", ()))
-              or any("error" in report[k] for k in ("startup", "repair", "memory")))
-    return 1 if failed else 0
+    return 1 if _failed(report) else 0
+
+
+def _failed(report: dict[str, Any]) -> bool:
+    """The engine raised or lost text somewhere in the run (a bug, not a missed goal)."""
+    return (any(not c["lossless"] for c in report["checks"])
+            or any("error" in c for c in report["cells"])
+            or any("error" in r or r.get("lossless") is False
+                   for r in report.get("dialects", ()))
+            or any("error" in r for r in report.get("incremental", ()))
+            or any("error" in report[k] for k in ("startup", "repair", "memory")))
 
 
 def _dialects(parser: argparse.ArgumentParser, names: str) -> list[str]:

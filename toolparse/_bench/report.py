@@ -23,7 +23,7 @@ def render(report: dict[str, Any]) -> str:
     """The report as a plain-text table (what `toolparse bench` prints)."""
     lines: list[str] = []
     for section in (_header, _throughput, _baselines, _problems, _memory,
-                    _startup_and_repair, _targets, _dialects):
+                    _startup_and_repair, _incremental, _targets, _dialects):
         lines += section(report)
     return "\n".join(lines)
 
@@ -145,6 +145,25 @@ def _startup_and_repair(report: dict[str, Any]) -> list[str]:
                      f"{rp['baseline_us']:.0f} us)")
     else:
         lines.append(f"repair:   {rp['status']}")
+    lines.append("")
+    return lines
+
+
+def _incremental(report: dict[str, Any]) -> list[str]:
+    """SPEC 7's cost: incremental=True over incremental=False, same chunks, same run."""
+    rows = report.get("incremental") or []
+    if not rows:
+        return []
+    lines = ["incremental events (SPEC 7): StreamParser(incremental=True) over the same parser "
+             "without, same chunks, same run"]
+    for row in rows:
+        head = f"          {row['workload']:<8} {chunk_label(row['chunk']):<7}"
+        if "error" in row:
+            lines.append(f"{head} ERROR {row['error']}")
+            continue
+        lines.append(f"{head} {row['plain_s'] * 1e3:8.1f} ms -> {row['incremental_s'] * 1e3:8.1f} ms"
+                     f"  {row['ratio']:.3f}x  ({row['passes']} passes, "
+                     f"{size_label(row['size'])})")
     lines.append("")
     return lines
 

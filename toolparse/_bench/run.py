@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from toolparse._bench.incremental import measure_incremental
 from toolparse._bench.measures import MemoryChild, load_dialect, measure_memory, measure_repair, measure_startup
 from toolparse._bench.targets import evaluate, growth_rows
 from toolparse._bench.timing import (CHUNKINGS, GROWTH_CHUNKINGS, Cell, Plan, chunk_label, clock,
@@ -116,6 +117,7 @@ def run(plan: Plan, *, grammar: str | None = None, workloads: Sequence[str] | No
     except Exception as e:  # noqa: BLE001 -- an engine bug: the cells that hit it say so
         progress(f"warm-up failed: {type(e).__name__}: {e}")
     cells, checks = _cells(names, plan, dialect, seed, progress)
+    incremental = measure_incremental(plan, dialect, seed, names, progress)
     dialect_rows = _dialect_axis(dialects, plan, seed, progress) if dialects else None
     memory_figure: dict[str, Any] = {"skipped": "--no-memory"}
     if memory:
@@ -140,7 +142,8 @@ def run(plan: Plan, *, grammar: str | None = None, workloads: Sequence[str] | No
         "memory": memory_figure,
         "startup": startup,
         "repair": repair,
-        "targets": evaluate(cells, growth, memory_figure, startup, repair),
+        "incremental": incremental,
+        "targets": evaluate(cells, growth, memory_figure, startup, repair, incremental),
         "elapsed_s": clock() - progress.start,
     }
     if dialect_rows is not None:

@@ -32,6 +32,8 @@ TARGETS: Final = (
     Target("memory, 100 MB stream", 4.0, False, "x max_capture"),
     Target("start-up", 150.0, False, "ms"),
     Target("repair, valid 10 KB", 1.5, False, "x baseline"),
+    Target("incremental, tools 4-char", 1.25, False, "x plain"),
+    Target("incremental, strings", 1.25, False, "x plain"),
 )
 
 
@@ -70,8 +72,20 @@ def growth_rows(cells: list[Cell], sizes: tuple[int, ...]) -> list[dict[str, Any
     return found
 
 
+def _incremental(rows: list[dict[str, Any]], workload: str,
+                 chunks: tuple[int, ...]) -> tuple[float | None, str]:
+    """The worst incremental ratio of `workload` over `chunks` (`incremental.py`)."""
+    found = [r for r in rows if r["workload"] == workload and r["chunk"] in chunks
+             and "ratio" in r]
+    if not found:
+        return None, ""
+    worst = max(found, key=lambda r: r["ratio"])
+    return worst["ratio"], (f"worst: {worst['chunk']}-char" if len(chunks) > 1 else "")
+
+
 def evaluate(cells: list[Cell], growth: list[dict[str, Any]], memory: dict[str, Any],
-              startup: dict[str, Any], repair: dict[str, Any]) -> list[dict[str, Any]]:
+             startup: dict[str, Any], repair: dict[str, Any],
+             incremental: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     adversarial = [(w, ch, _pooled(cells, w, ch)) for w in WORKLOADS if w.startswith("adv-")
                    for ch in CHUNKINGS if ch is not None]
     adversarial = [a for a in adversarial if a[2] is not None]
@@ -100,6 +114,8 @@ def evaluate(cells: list[Cell], growth: list[dict[str, Any]], memory: dict[str, 
         "start-up": (startup.get("startup_ms"), ""),
         "repair, valid 10 KB": (repair.get("ratio"), repair.get("status", "")
                                 if "ratio" not in repair else ""),
+        "incremental, tools 4-char": _incremental(incremental or [], "tools", (4,)),
+        "incremental, strings": _incremental(incremental or [], "strings", (1, 4)),
     }
     out = []
     for target in TARGETS:

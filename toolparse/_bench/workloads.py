@@ -263,6 +263,43 @@ def _tools(rnd: random.Random, size: int) -> Workload:
     return out.done("tools")
 
 
+def _string_value(rnd: random.Random, dsml: bool, name: str, body: str) -> str:
+    """A long string argument, as models write one: text marked `string="true"` (DSML's
+    way; `&` escaped) or a CDATA body."""
+    if rnd.random() < 0.5:
+        return (_tag("parameter", dsml, attrs=f' name="{name}" string="true"')
+                + body.replace("&", "&amp;") + _tag("parameter", dsml, closing=True))
+    return (_tag("parameter", dsml, attrs=f' name="{name}"') + f"<![CDATA[{body}]]>"
+            + _tag("parameter", dsml, closing=True))
+
+
+def edit_block(rnd: random.Random) -> str:
+    """One call of an edit tool: a short path and one or two values of code of a few KB
+    (a whole file to write, or the text to replace and its replacement)."""
+    dsml = rnd.random() < 0.4
+    lines = [_tag("tool_calls", dsml)]
+    path = _tag("parameter", dsml, attrs=' name="path" string="true"') + rnd.choice(
+        ("src/main.py", "tests/test_api.py", "README.md", "config.yaml")) + _tag(
+        "parameter", dsml, closing=True)
+    if rnd.random() < 0.5:
+        lines += ["  " + _tag("invoke", dsml, attrs=' name="write_file"'), "    " + path,
+                  "    " + _string_value(rnd, dsml, "content", code(rnd, rnd.randint(60, 160)))]
+    else:
+        lines += ["  " + _tag("invoke", dsml, attrs=' name="edit_file"'), "    " + path]
+        for name in ("old_string", "new_string"):
+            lines.append("    " + _string_value(rnd, dsml, name, code(rnd, rnd.randint(30, 90))))
+    lines += ["  " + _tag("invoke", dsml, closing=True), _tag("tool_calls", dsml, closing=True)]
+    return "\n".join(lines)
+
+
+def _strings(rnd: random.Random, size: int) -> Workload:
+    out = _Builder(size)
+    while not out.full:
+        out.block(edit_block(rnd))
+        out.add("\n")
+    return out.done("strings")
+
+
 def _plain_prose(rnd: random.Random, size: int) -> str:
     """Markdown without fences or tool markup, at least `size` characters."""
     parts: list[str] = []
@@ -365,6 +402,7 @@ WORKLOADS: Final[dict[str, Callable[[random.Random, int], Workload]]] = {
     "prose": _prose,
     "markup": _markup,
     "tools": _tools,
+    "strings": _strings,
     "adv-unclosed": _adv_unclosed,
     "adv-backticks": _adv_backticks,
     "adv-lt-runs": _adv_lt_runs,

@@ -13,9 +13,10 @@ from toolparse._calls.policy import (
     SupportsModelDump,
     ToolDefinition,
     ToolDefinitions,
+    build_call,
     build_calls,
     make_policy,
 )
 
 __all__ = ["CallPolicy", "RepairOption", "SupportsModelDump", "ToolDefinition",
-           "ToolDefinitions", "build_calls", "make_policy"]
+           "ToolDefinitions", "build_call", "build_calls", "make_policy"]

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from toolparse._calls.repair import RepairConfig, RepairOutcome
 
 __all__ = ["CallPolicy", "RepairOption", "SupportsModelDump", "ToolDefinition",
-           "ToolDefinitions", "build_calls", "make_policy"]
+           "ToolDefinitions", "build_call", "build_calls", "make_policy"]
 
 
 @runtime_checkable
@@ -119,11 +119,18 @@ def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
     not type as its text; `json` calls carry their arguments as JSON text.
     """
     guess = typing == "attribute"
-    return tuple(_build_call(rc, raw, start, policy, new_id(), guess) for rc in raw_calls)
+    return tuple(build_call(rc, raw[rc[3] - start:rc[4] - start], policy, new_id(), guess)
+                 for rc in raw_calls)
 
 
-def _build_call(rc: RawCall, block: str, block_start: int, policy: CallPolicy | None,
-                call_id: str, guess: bool = True) -> ToolCall:
+def build_call(rc: RawCall, source: str, policy: CallPolicy | None, call_id: str,
+               guess: bool = True,
+               typed: tuple[dict[str, Any], tuple[str, ...]] | None = None) -> ToolCall:
+    """One call of a block (`build_calls`): `source` is the call's own text. It
+    depends on nothing else of its block, so a stream with incremental events builds
+    each call as soon as it is complete (SPEC 7); `guess` is `typing == "attribute"`.
+    `typed`: without tools, what `type_arguments` gives for the call's parameters,
+    when the caller has typed them already (arguments, json_errors)."""
     name, params, json_text, start, end = rc
     schema = policy.schemas.get(name) if policy is not None else None
     json_errors: tuple[str, ...] = ()
@@ -137,6 +144,8 @@ def _build_call(rc: RawCall, block: str, block_start: int, policy: CallPolicy | 
             status = outcome.status
         elif policy is None:
             text = json_text  # one valid object: forwarded as written
+    elif typed is not None and policy is None:
+        arguments, json_errors = typed
     else:
         arguments, json_errors = type_arguments(params, schema, guess=guess)
         if schema is not None:
@@ -158,7 +167,7 @@ def _build_call(rc: RawCall, block: str, block_start: int, policy: CallPolicy | 
         if outcome.arguments is not None:
             arguments = outcome.arguments
     return ToolCall(name=name, arguments=arguments, status=status, repair=outcome,
-                    raw=block[start - block_start:end - block_start], start=start, end=end,
+                    raw=source, start=start, end=end,
                     json_errors=json_errors, id=call_id, arguments_text=text)
 
 

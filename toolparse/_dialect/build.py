@@ -225,6 +225,11 @@ class Builders:
         text, cdata_only = value_text(pieces, self.value_edges)
         return (key, text, string_attr, cdata_only)
 
+    def string_of(self, term: str, text: str) -> bool | None:
+        """The `string` attribute of an argument's opening tag (terminal `term`, text
+        `text`), as `param` reads it; raises `BlockRejected` for a repeated attribute."""
+        return self._tag_head(Tag(term, text, 0))[1]
+
     def param_head(self, opened: list[Any]) -> tuple[str, bool | None] | None:
         """For a parameter still being written (`opened`: what the parser holds of it
         so far, from its first token on): its key and `string` attribute, as `param`

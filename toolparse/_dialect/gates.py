@@ -29,6 +29,16 @@ three characters from that `<` are asked (`Closers.may_begin`): `</p` begins no 
 tag of DeepSeek's, so no later gate need look back to it either. The block is then lexed once,
 when its close (or its limit, or the end) comes.
 
+With incremental events (SPEC 7) more can go out inside a call: a call's name when its
+tag completes, the rest of a call when it ends, and without tools an argument when it
+closes and a value that streams from its opening tag on. So a stream with incremental
+events keeps chunks against the *event* gates and closers (`events`): the same, with
+the first and last terminals of the rules a call is made of among the closing
+terminals (`CALL_RULES` with tools, `EVENT_RULES` without). Their tags are lexed when
+they arrive; the text of a value that does not stream (and the inside of a section) is
+kept until one. Under `typing=attribute` only a value marked `string="true"` streams,
+so an argument's opening tag counts only when it says so (`Closers.counts`).
+
 Everything here is read off the grammar: its rules, its roles and its terminals'
 automata. Cost: once per grammar, when its first call starts.
 """
@@ -36,14 +46,17 @@ automata. Cost: once per grammar, when its first call starts.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, NamedTuple
 
+from toolparse._dialect.roles import own_name
 from toolparse._syntax.dfa import DFA
 
 if TYPE_CHECKING:
     from toolparse._dialect.grammar import Grammar
 
-__all__ = ["Closers", "HEAD", "MAX_GATES", "closers_of", "gates_of", "last_chars"]
+__all__ = ["CALL_RULES", "Closers", "EVENT_RULES", "HEAD", "MAX_GATES", "NO_EVENTS", "closers_of",
+           "gates_of", "last_chars"]
 
 MAX_GATES: Final = 4
 """More characters than this end the closing terminals: the grammar has no gates (a
@@ -66,6 +79,8 @@ class Closers(NamedTuple):
     """Their automata (`may_begin`)."""
     heads: dict[str, bool]
     """`may_begin`'s answers so far (at most `_HEADS_KEPT`), for this grammar."""
+    counts: Callable[[re.Match[str]], bool] | None = None
+    """Whether a match of them makes anything happen (None: every one does)."""
 
     def may_begin(self, head: str) -> bool:
         """Whether a closing tag may begin with `head` (from `start` on, at most
@@ -81,18 +96,45 @@ class Closers(NamedTuple):
         return found
 
 
-def _closing(grammar: Grammar) -> frozenset[str]:
+EVENT_RULES: Final = ("invoke", "param", "name", "key", "value")
+"""The rules a call is made of: their first and last terminals can make an incremental
+event (SPEC 7) when no tools are given."""
+CALL_RULES: Final = ("invoke", "name")
+"""With tools, a call's own tags alone: its arguments go out only once it is complete."""
+
+NO_EVENTS: Final = ""
+"""`events` for a stream without incremental events; else `CALL_RULES` or
+`EVENT_RULES` (with tools, or without)."""
+
+
+def _closing(grammar: Grammar, events: tuple[str, ...] | str = NO_EVENTS) -> frozenset[str]:
     """The terminals whose match can make something go out inside a started call: the
-    last terminals of a block, and the block closes and opens a failed span ends at."""
+    last terminals of a block, and the block closes and opens a failed span ends at;
+    with `events` (rule names), also the first and last terminals of those rules."""
     roles = grammar.roles
-    return grammar.enders | roles.block_closes | roles.block_opens
+    found = grammar.enders | roles.block_closes | roles.block_opens
+    if events:
+        found |= _rule_edges(grammar, events)
+    return found
 
 
-def gates_of(grammar: Grammar) -> str:
-    """The characters that can end a block or a failed span of `grammar`, sorted; ""
-    when the engine must take every chunk inside a call the usual way."""
+def _rule_edges(grammar: Grammar, rules: tuple[str, ...] | str) -> frozenset[str]:
+    found: set[str] = set()
+    for rule in grammar.record.rules:
+        if own_name(rule.origin) in rules and rule.expansion:
+            for symbol in (rule.expansion[0], rule.expansion[-1]):
+                if symbol.is_term:
+                    found.add(symbol.name)
+    return frozenset(found)
+
+
+def gates_of(grammar: Grammar, events: tuple[str, ...] | str = NO_EVENTS) -> str:
+    """The characters that can end a block or a failed span of `grammar` (with
+    `events`, or an incremental event's tag), sorted; "" when the engine must take
+    every chunk inside a call the usual way."""
     chars: set[str] = set()
-    for name in sorted(_closing(grammar)):
+    closing = _closing(grammar, events)
+    for name in sorted(closing):
         spec = grammar.terminals[name]
         dfa = spec.dfa
         ends = last_chars(dfa) if dfa is not None else None
@@ -101,18 +143,20 @@ def gates_of(grammar: Grammar) -> str:
         chars |= ends
     if not chars or len(chars) > MAX_GATES:
         return ""
-    if not all(_decided_at_end(grammar, name) for name in grammar.enders):
+    decided = closing if events else grammar.enders
+    if not all(_decided_at_end(grammar, name) for name in decided):
         return ""
     return "".join(sorted(chars))
 
 
-def closers_of(grammar: Grammar) -> Closers | None:
-    """The closing terminals as one full match, when they all begin with one character
-    that none of them holds elsewhere (their automata say); else None: every gate
-    lexes."""
-    names = sorted(_closing(grammar))
+def closers_of(grammar: Grammar, events: tuple[str, ...] | str = NO_EVENTS) -> Closers | None:
+    """The closing terminals (with `events`, and the event tags) as one full match,
+    when they all begin with one character that none of them holds elsewhere (their
+    automata say); else None: every gate lexes."""
+    names = sorted(_closing(grammar, events))
     specs = [grammar.terminals[name] for name in names]
-    if not grammar.gates or any(spec.starts is None for spec in specs):
+    gates = gates_of(grammar, events) if events else grammar.gates
+    if not gates or any(spec.starts is None for spec in specs):
         return None
     starts = {char for spec in specs for char in spec.starts or ()}
     if len(starts) != 1:
@@ -124,7 +168,42 @@ def closers_of(grammar: Grammar) -> Closers | None:
         if dfa is None or not _only_first(dfa, start):
             return None
         dfas.append(dfa)
-    return Closers(start, re.compile(grammar.alternation(frozenset(names))), tuple(dfas), {})
+    counts = None
+    if "param" in events and grammar.build.string_attribute:
+        counts = _StreamingHeads(grammar).counts
+    return Closers(start, re.compile(grammar.alternation(frozenset(names))), tuple(dfas), {},
+                   counts)
+
+
+class _StreamingHeads:
+    """Under `typing=attribute`, whether a closer's match makes an event: an argument's
+    opening tag does only when its value streams (`string="true"`, as `Builders` reads
+    it); every other closer does. A tag whose attributes cannot be read counts (its
+    lexing says why)."""
+
+    def __init__(self, grammar: Grammar) -> None:
+        self.heads = grammar.roles.param_starts
+        self.build = grammar.build
+        self.seen: dict[str, bool] = {}
+        """Tag text -> the answer (at most `_HEADS_KEPT`): a stream repeats its tags."""
+
+    def counts(self, match: re.Match[str]) -> bool:
+        text = match.group()
+        found = self.seen.get(text)
+        if found is None:
+            found = self._counts(match.lastgroup, text)
+            if len(self.seen) >= _HEADS_KEPT:
+                self.seen.clear()
+            self.seen[text] = found
+        return found
+
+    def _counts(self, name: str | None, text: str) -> bool:
+        if name not in self.heads:
+            return True
+        try:
+            return self.build.string_of(name or "", text) is True
+        except Exception:  # noqa: BLE001 -- a repeated attribute: lex it, it fails there
+            return True
 
 
 def _only_first(dfa: DFA, char: str) -> bool:

@@ -66,6 +66,8 @@ class Grammar:
     name_at_tag: bool
     """A call's name is in its opening tag, so a nameless call tag is refused at once."""
     state_lexers: dict[int, StateLexer] = field(default_factory=dict, repr=False)
+    _event_gates: dict[tuple[str, ...], tuple[str, Closers | None]] = field(
+        default_factory=dict, repr=False)
 
     def lexer(self, state: int) -> StateLexer:
         """The terminals to try in parser state `state`: those the parser takes there
@@ -134,6 +136,16 @@ class Grammar:
         """The closing tags a gate is tested against (`gates.py`); None: every gate
         lexes the text kept."""
         return closers_of(self)
+
+    def event_gates(self, events: tuple[str, ...]) -> tuple[str, Closers | None]:
+        """`gates` and `closers` for a stream with incremental events (`gates.py`):
+        with those of the tags of the rules `events` names (`CALL_RULES` with tools,
+        `EVENT_RULES` without) too; built once each."""
+        found = self._event_gates.get(events)
+        if found is None:
+            found = self._event_gates[events] = (gates_of(self, events),
+                                                 closers_of(self, events))
+        return found
 
     # ---- broken spans (SKIP) -----------------------------------------------------------
 

@@ -80,7 +80,8 @@ from toolparse._stream.arriving import DEAD, DECIDE, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.contest import Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
-from toolparse._stream.output import PLAIN_EVENTS, Output, PendingBlock, missed_plain_text
+from toolparse._stream.output import (
+    PLAIN_EVENTS, Output, PendingBlock, joined_events, missed_plain_text)
 from toolparse._stream.progress import Call, CallProgress
 from toolparse._stream.reasoning import Thinking
 from toolparse._stream.scan import Opener, Scanner, scan
@@ -122,8 +123,8 @@ class Engine:
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
         "_run_parts", "_incremental", "_scanner", "_contest", "_streaming",
-        "_kept", "_gates", "_gate", "_room", "_closers", "_may_begin", "_closer_char", "_lt_piece",
-        "_lt_room", "_thinking",
+        "_kept", "_gates", "_gate", "_room", "_closers", "_counts", "_may_begin", "_closer_char",
+        "_lt_piece", "_lt_room", "_thinking",
     )
 
     def __init__(self, dialect: Dialect, max_capture: int, policy: CallPolicy | None,
@@ -169,7 +170,7 @@ class Engine:
         self._run_parts: list[str] = []
         self._streaming: CallProgress | None = None
         """With incremental events, when the chunks `_run_list` takes are the text of the
-        value being streamed: the progress that streams them (`CallProgress.more`)."""
+        value being streamed: the progress that streams them (`CallProgress.piece`)."""
         self._kept: list[str] | None = None
         """Inside a started call, when no chunk without a gate can change what goes
         out (`_keep_quiet`): the chunks kept since, not lexed yet; None otherwise."""
@@ -181,7 +182,9 @@ class Engine:
         """While chunks are kept: how many more characters fit before the limit."""
         self._closers: re.Pattern[str] | None = None
         """While chunks are kept: the closing tags a gate is tested against (the
-        grammar's `closers`); None: every gate lexes the text kept."""
+        grammar's `closers`); None: every gate lexes the text kept. `_counts`: whether
+        a match of them makes an event (`Closers.counts`; None: every one)."""
+        self._counts: Callable[[re.Match[str]], bool] | None = None
         self._may_begin: Callable[[str], bool] = _maybe
         """`Closers.may_begin` of those closing tags."""
         self._closer_char = ""
@@ -261,9 +264,9 @@ class Engine:
                         self._run_parts.append(chunk)
                         self._base += len(chunk)
                         streaming = self._streaming
-                        if streaming is None or not streaming.more(run_list):
+                        if streaming is None:
                             return []
-                        return self._streamed(streaming)
+                        return streaming.piece(run_list)
             elif self._tail:
                 verdict = self._steps(chunk)
                 if verdict == EXTENDS:
@@ -283,8 +286,17 @@ class Engine:
         `Closers`): one wholly in the chunk, or one from the last closer character
         kept to the chunk's first. True when the grammar has no `closers`."""
         closers = self._closers
-        if closers is None or closers.search(chunk) is not None:
+        if closers is None:
             return True
+        found = closers.search(chunk)
+        if found is not None:
+            counts = self._counts
+            if counts is None:
+                return True
+            while found is not None:   # (a tag that makes no event: look further)
+                if counts(found):
+                    return True
+                found = closers.search(chunk, found.end())
         at = self._lt_piece
         if at < 0:
             return False
@@ -301,7 +313,8 @@ class Engine:
         body = chunk if stop < 0 else chunk[:stop]
         if len(head) + self._lt_room - self._room + len(body) > MAX_ATOM:
             return False   # longer than any token the lexer takes
-        return closers.match("".join([head, *kept[at + 1:], body])) is not None
+        found = closers.match("".join([head, *kept[at + 1:], body]))
+        return found is not None and (self._counts is None or self._counts(found))
 
     def _gated(self, chunk: str, kept: list[str]) -> list[Event]:
         """Chunks are kept, nothing is arriving, and `chunk` holds a gate (and fits
@@ -322,16 +335,22 @@ class Engine:
             return self._run_modes(text[pos:] + rest)
         self._tail = text[pos:]   # an atom still arriving, or nothing
         capture = self._capture
+        if capture is not None and capture.progress is not None:
+            self._progress(capture)   # the tags just lexed: their events go with the rest's
         kept_now = None if capture is None else self._keep_quiet(capture)
         if kept_now is None:
             return self._feed(rest)
         if rest:
+            if self._gates != gates and not self._gateless(rest):
+                # The keeping starts over with other gates (a JSON body may start
+                # next: `{` is one), which the rest may hold.
+                return cast("list[Event]", joined_events(self._take(), self.feed(rest)))
             kept_now.append(rest)   # (after the tail, which it now holds)
             self._room -= len(rest)
             if self._closer_char in rest:
                 self._lt_piece = len(kept_now) - 1
                 self._lt_room = self._room
-        return []
+        return [] if capture is None or capture.progress is None else self._take()
 
     def _windows(self, chunk: str) -> list[Event]:
         """A long chunk, as consecutive windows of at most `WINDOW` characters (the same
@@ -422,9 +441,10 @@ class Engine:
             if verdict is None:
                 verdict = self._arriving.step(self._tail, chunk, self._limit - self._base)
             if verdict == EXTENDS:
-                # The chunk only extends the token arriving at the end of the tail.
+                # The chunk only extends the token arriving at the end of the tail (the
+                # events of tags lexed just before, `_gated`, are taken all the same).
                 self._tail += chunk
-                return []
+                return self._take() if self._output.ready else []
             if verdict == DEAD and self._mode is Mode.SCAN and not self._output.waiting:
                 events = self._after_dead_tail(chunk)
                 if events is not None:
@@ -521,22 +541,30 @@ class Engine:
         progress = capture.progress
         if progress is not None:
             self._progress(capture)
-        elif self._keep_quiet(capture) is not None:
+        if self._keep_quiet(capture) is not None:
             return
         if not self._tail and capture.run_list is not None:
             self._run_list = capture.run_list
             self._run_stops = capture.run_stops
             self._run_parts = capture.parts
-            self._streaming = (progress if progress is not None
+            # (Its pieces go straight out: only a block outside code, nothing held.)
+            self._streaming = (progress if progress is not None and capture.ticket < 0
+                               and not self._output.waiting
                                and progress.follows(capture.run_list) else None)
 
     def _keep_quiet(self, capture: Capture) -> list[str] | None:
         """Start keeping chunks unlexed when nothing can go out before a gate
         (`_dialect/gates.py`): a call has started, the block's tag is outside code for
-        certain, no output is held, no incremental events, no atom longer than
-        `KEPT_TAIL` is arriving, and there is room before the limit. The list kept
-        (holding that atom), or None."""
-        gates = capture.grammar.gates
+        certain, no output is held, no atom longer than `KEPT_TAIL` is arriving, and
+        there is room before the limit; with incremental events, the gates are the
+        event tags' and nothing streams (`CallProgress.gates`). The list kept (holding
+        that atom), or None."""
+        grammar, progress = capture.grammar, capture.progress
+        found = ((grammar.gates, grammar.closers) if progress is None
+                 else progress.gates(capture.driver))
+        if found is None:
+            return None
+        gates, closers = found
         tail = self._tail
         if (not gates or len(tail) > KEPT_TAIL or not capture.invoked or capture.ticket >= 0
                 or self._mode is not Mode.CAPTURE or self._output.waiting):
@@ -551,8 +579,8 @@ class Engine:
         self._gates = gates
         self._gate = gates if len(gates) == 1 else ""
         self._room = room
-        closers = capture.grammar.closers
         self._closers = closers.full if closers is not None else None
+        self._counts = closers.counts if closers is not None else None
         self._may_begin = closers.may_begin if closers is not None else _maybe
         char = self._closer_char = closers.start if closers is not None else ""
         self._lt_piece = 0 if tail and char and char in tail else -1
@@ -576,17 +604,8 @@ class Engine:
         progress = capture.progress
         if progress is not None:
             progress.look(capture.driver)
-            if capture.ticket < 0:
+            if capture.ticket < 0 and progress.events:
                 self._output.progress(progress.take())
-
-    def _streamed(self, progress: CallProgress) -> list[Event]:
-        """The fast path streamed a piece of a value: it goes out unless the block's tag
-        may be in code (then it waits with the block)."""
-        capture = self._capture
-        if capture is None or capture.ticket >= 0:
-            return []
-        self._output.progress(progress.take())
-        return self._take()
 
     def _take(self) -> list[Event]:
         """The events made certain so far. The list holds StreamEvents only when the
@@ -594,7 +613,7 @@ class Engine:
         ordinary parser gives, which is what most callers match on (the incremental
         docstring says what else may come). (A method, not the output's bound `take`:
         the compiled build calls a method natively.)"""
-        return cast("list[Event]", self._output.take())
+        return self._output.take()  # type: ignore[return-value]  # (cast: a call)
 
     def _quiet(self) -> bool:
         """SCAN, nothing arriving, nothing held: plain text can go out at once."""
@@ -692,8 +711,8 @@ class Engine:
         """The capture of a block of `grammar` that `token` opens; False when the tag
         is a call tag without a name: no call starts, and the tag is a failed block."""
         self._grammar = grammar
-        progress = (CallProgress(grammar, checked=self._policy is not None,
-                                 new_id=self._new_id, block_start=start, held=ticket >= 0)
+        progress = (CallProgress(grammar, policy=self._policy, new_id=self._new_id,
+                                 block_start=start, held=ticket >= 0)
                     if self._incremental else None)
         capture = Capture(grammar, grammar.opener_rule[spec.name], start, ticket, limit,
                           progress)
@@ -782,8 +801,7 @@ class Engine:
         raw, start, typing = capture.text, capture.start, capture.grammar.header.typing
         progress = capture.progress
         if progress is not None:
-            calls = build_calls(capture.calls, raw, start, self._policy, progress.ids(), typing)
-            progress.complete([call.arguments_json if call.accepted else None for call in calls])
+            calls = progress.finish(capture.calls, raw)   # each built when it was complete
             prelude = progress.take()
             if capture.ticket < 0:
                 self._output.block(ToolCallBlock(calls, raw, start, start + len(raw)), -1,

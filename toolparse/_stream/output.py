@@ -19,7 +19,7 @@ Cost: each piece is appended once and joined once; held output is O(max_capture)
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from toolparse._events import (
@@ -33,9 +33,10 @@ from toolparse._events import (
     ToolCallBlock,
 )
 from toolparse._markdown import Context, MarkdownTracker, Resolution
-from toolparse._stream.progress import Aborted, Delta, ProgressEvent, Started
+from toolparse._stream.progress import Aborted, Delta, ProgressEvent, Started, make_delta
 
-__all__ = ["MD_BATCH", "Output", "make_text", "plain_text", "missed_plain_text", "PLAIN_EVENTS"]
+__all__ = ["MD_BATCH", "Output", "joined_events", "make_text", "plain_text", "missed_plain_text",
+           "PLAIN_EVENTS"]
 
 MD_BATCH: Final = 1 << 16
 """Plain text is handed to the Markdown tracker in batches of about this many characters."""
@@ -88,6 +89,18 @@ def missed_plain_text(text: str) -> Text:
         PLAIN_EVENTS.clear()  # (the same dictionary: the engine holds its `get`)
     event = PLAIN_EVENTS[text] = make_text(text)
     return event
+
+
+def joined_events(first: Sequence[StreamEvent], then: Sequence[StreamEvent]
+                  ) -> list[StreamEvent]:
+    """Two lists of events in a row, as one `take` would give them: a call's piece that
+    ends the first and one that begins the second are one piece."""
+    if first and then:
+        last, head = first[-1], then[0]
+        if (type(last) is ArgumentsDelta and type(head) is ArgumentsDelta
+                and last.index == head.index):
+            return [*first[:-1], make_delta(last.index, last.text + head.text), *then[1:]]
+    return [*first, *then]
 
 
 class PendingBlock:
@@ -266,7 +279,8 @@ class Output:
 
     def take(self) -> list[StreamEvent]:
         """The events made certain since the last call, adjacent text with the same
-        failure (or none) merged."""
+        failure (or none) merged, and adjacent pieces of one call's arguments too (so
+        that how a feed's text was lexed, at once or tag by tag, cuts no piece)."""
         ready = self.ready
         if not ready:
             return []
@@ -283,7 +297,13 @@ class Output:
                 events.append(make_text("".join(pending)))
                 pending = []
             last = events[-1] if events else None
-            if isinstance(item, (Started, Delta, Aborted)):
+            if type(item) is Delta:
+                index = item.call.index
+                if type(last) is ArgumentsDelta and last.index == index:
+                    events[-1] = make_delta(index, last.text + item.text)
+                else:
+                    events.append(make_delta(index, item.text))
+            elif isinstance(item, (Started, Delta, Aborted)):
                 events.append(self._public(item))
             elif isinstance(item, Reasoning) and isinstance(last, Reasoning):
                 events[-1] = Reasoning(last.text + item.text, last.raw + item.raw)
@@ -303,7 +323,7 @@ class Output:
             self.next_call += 1
             return CallStarted(call.index, call.id, call.name or "", item.block_start)
         if isinstance(item, Delta):
-            return ArgumentsDelta(item.call.index, item.text)
+            return make_delta(item.call.index, item.text)
         return CallsAborted(tuple(call.index for call in item.calls if call.index >= 0),
                             item.failure)
 

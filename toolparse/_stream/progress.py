@@ -12,42 +12,61 @@ After each chunk the stream engine asks it to `look` at the argument being writt
 value known to be a string (`string="true"`, or a dialect typed by schema when no tools
 are given) streams as it arrives, through a `ValueStream` (the certain prefix of the
 value `value_text` will read), JSON-escaped; so does a JSON body (`{...}`), as written.
-Any other argument goes out whole when its parameter closes. With tools, nothing goes
-out before the block is complete and checked (repair may change any value).
+Any other argument goes out whole when its parameter closes. With tools, nothing of a
+call goes out before it is complete and checked (repair may change any value).
 
-At the end of the block each call gets the rest of its final `arguments_json`. What
-went out is a prefix of it, except in two cases no streaming can foresee, where the
-call's deltas simply stop (the `ToolCallBlock` has the truth): a parameter name that
-comes again after its value went out (the value becomes a list), and a call that turns
-out rejected (a JSON body that is not one object).
+A call is built (`build_call`: typed, and with tools checked and repaired) as soon as
+its invoke is complete, not at the end of its block: then it gets the rest of its final
+`arguments_json` (its closing `}`, or with tools all of it), so a section of several
+calls sends call 0's arguments while call 1 is still being written. The pieces must
+concatenate to that text (SPEC 7: the pieces never lie). When they cannot (a parameter
+name written twice makes a list; a JSON body that is not one valid object is rejected
+and its arguments are `{}`; anything else), the call is *withdrawn*: `Aborted` with
+reason `diverged`, before its block. Where a divergence shows before a piece goes out
+(a repeated name's second value, an array body), the pieces stop at once instead.
 
 The events made here are internal (`Started`, `Delta`, `Aborted`, holding the `Call`
 they are about); `Output` numbers the calls as their `CallStarted` goes out, so that
 calls of a block found in code (whose events are dropped) leave no gap.
+
+Cost. Between its tags nothing of a call can go out unless a value streams, so the
+engine keeps chunks unlexed until a tag that can make an event (`gates`: the event
+gates of `gates.py`), and a chunk of a value that streams is appended to the value and
+made into its piece in one call (`piece`). Per argument, its member's JSON (which the
+call's `arguments_json` then reuses); per call, at the end of its block, a copy with
+its own text (`finish`).
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
+from json.encoder import encode_basestring
+from typing import Any, Final
 
-from toolparse._calls.values import type_arguments
+from toolparse._calls import CallPolicy, build_call, build_calls
+from toolparse._calls.values import type_value
 from toolparse._dialect.build import RawCall, RawParam, name_text
+from toolparse._dialect.gates import CALL_RULES, EVENT_RULES, Closers
 from toolparse._dialect.grammar import Grammar
+from toolparse._dialect.roles import own_name
 from toolparse._dialect.table import Driver, Tag
 from toolparse._dialect.value_stream import ValueStream
 from toolparse._dialect.values import Cdata
-from toolparse._events import BlockFailure
+from toolparse._events import DIVERGED, ArgumentsDelta, BlockFailure, ToolCall
 
-__all__ = ["Aborted", "Call", "CallProgress", "Delta", "Started"]
+__all__ = ["Aborted", "Call", "CallProgress", "Delta", "Started", "make_delta"]
 
 
 class Call:
     """One call of the open block, as far as it has arrived."""
 
-    __slots__ = ("tag", "name", "id", "live", "started", "done", "broken", "keys", "sent",
-                 "sent_size", "param", "index")
+    __slots__ = ("tag", "name", "id", "live", "started", "done", "broken", "arguments",
+                 "flagged", "members", "sent", "param", "index", "tool", "aborted",
+                 "diverged_at", "repeated")
 
     def __init__(self, tag: Any) -> None:
         self.tag = tag
@@ -61,32 +80,46 @@ class Call:
         self.done = False
         """The call's invoke rule was reduced."""
         self.broken = False
-        """What went out can no longer be a prefix of the final arguments: no more."""
-        self.keys: set[str] = set()
-        """The argument names that went out."""
+        """What went out may no longer be a prefix of the final arguments: no more
+        pieces until the call is complete (then they are compared)."""
+        self.diverged_at = -1
+        """Where that showed (a stream offset), for the `diverged` failure."""
+        self.repeated = False
+        """A name that went out came again: the pieces certainly diverge."""
+        self.arguments: dict[str, Any] = {}
+        """The arguments that went out, typed, in order (without tools)."""
+        self.flagged: list[str] = []
+        """Those whose `string="false"` text was not JSON (the call's `json_errors`)."""
+        self.members: list[str] = []
+        """Their `"key":value` texts, as the arguments JSON holds them."""
         self.sent: list[str] = []
         """The arguments text that went out, in pieces."""
-        self.sent_size = 0
         self.param: _Param | None = None
         """The argument being written, when it streams."""
         self.index = -1
         """Set by Output when the CallStarted goes out."""
+        self.tool: ToolCall | None = None
+        """The call built, once its invoke is complete."""
+        self.aborted = False
+        """Its CallsAborted was made (withdrawn, or its block failed)."""
 
 
 class _Param:
     """An argument being written: where its value stands on the parser's stack and how
     much of it went out."""
 
-    __slots__ = ("head", "stream", "sent", "main", "main_done", "open", "open_done",
-                 "cdata_sent")
+    __slots__ = ("head", "stream", "escape", "sent_from", "main", "main_done", "open",
+                 "open_done", "cdata_sent", "events")
 
-    def __init__(self, head: Any, stream: ValueStream | None) -> None:
+    def __init__(self, head: Any, stream: ValueStream | None, escape: bool = True) -> None:
         self.head = head
         """Its first token (a `Tag`)."""
         self.stream = stream
         """None: it does not stream (it goes out whole when it closes)."""
-        self.sent: list[str] = []
-        """This member's text that went out (`,"key":"` and value pieces)."""
+        self.escape = escape
+        """Its pieces go out JSON-escaped (a string value; a JSON body goes as written)."""
+        self.sent_from = 0
+        """Where this member's pieces begin among its call's `sent`."""
         self.main: list[Any] | None = None
         """The list of its value's pieces, and how many of them were read."""
         self.main_done = 0
@@ -95,6 +128,8 @@ class _Param:
         self.open_done = 0
         self.cdata_sent = 0
         """Characters of that open section already given to the stream."""
+        self.events: dict[str, ArgumentsDelta] = {}
+        """The events of its pieces so far, by the piece's text (`CallProgress.piece`)."""
 
 
 class Started:
@@ -127,14 +162,21 @@ ProgressEvent = Started | Delta | Aborted
 class CallProgress:
     """The calls of one capture, and the incremental events they made so far."""
 
-    __slots__ = ("grammar", "checked", "new_id", "block_start", "calls", "current", "events",
-                 "param_starts", "json_starts", "guess", "held")
+    __slots__ = ("grammar", "policy", "checked", "new_id", "block_start", "calls", "open",
+                 "current", "events", "param_starts", "json_starts", "json_chars", "guess", "held",
+                 "event_gates")
 
-    def __init__(self, grammar: Grammar, *, checked: bool, new_id: Callable[[], str],
-                 block_start: int, held: bool = False) -> None:
+    def __init__(self, grammar: Grammar, *, policy: CallPolicy | None,
+                 new_id: Callable[[], str], block_start: int, held: bool = False) -> None:
         self.grammar = grammar
-        self.checked = checked
-        """Tools were given: no delta before the block is complete and checked."""
+        self.policy = policy
+        """The tools (None: none given): each call is typed and checked by them."""
+        self.checked = policy is not None
+        """Tools were given: nothing of a call goes out before it is complete and
+        checked."""
+        self.event_gates = grammar.event_gates(CALL_RULES if self.checked else EVENT_RULES)
+        """The gates and closers of the tags that can make an event here (`gates.py`:
+        with tools a call's own, else an argument's too)."""
         self.new_id = new_id
         self.held = held
         """The block's tag may sit in code: its events wait with it, and its calls draw
@@ -142,32 +184,36 @@ class CallProgress:
         self.block_start = block_start
         self.calls: list[Call] = []
         """The block's complete calls, in order (one per RawCall)."""
+        self.open: list[Call] = []
+        """Calls whose first token was fed and whose invoke is not complete, oldest
+        first: a builder's news is about the oldest (a call can end only when the
+        parser reduces it, which a grammar may do on the next call's first token)."""
         self.current: Call | None = None
-        """The call being written."""
+        """The call being written (the newest open one)."""
         self.events: list[ProgressEvent] = []
         """Events not handed on yet."""
         roles = grammar.roles
         self.param_starts = roles.param_starts
         self.json_starts = roles.json_starts
+        self.json_chars = _first_chars(grammar, roles.json_starts)
         self.guess = grammar.header.typing == "attribute"
 
     # ---- what the capture and the builders say -------------------------------------------
 
     def builders(self, builders: tuple[Any, ...]) -> tuple[Any, ...]:
         """The grammar's builders, those of `name`, `param` and `invoke` telling this
-        progress what they built."""
-        wrapped = []
-        for info, builder in zip(self.grammar.table.rules, builders):
-            own = info.origin.rsplit("__", 1)[-1] if not info.origin.startswith("__") else info.origin
-            hooks: dict[str, Callable[[Any], None]] = {
-                "name": self._named, "param": self._param_done, "invoke": self._call_done}
-            hook = hooks.get(own)
-            wrapped.append(_tell(builder, hook) if builder is not None and hook else builder)
+        progress what they built (`_hooked`: which rules those are, per grammar)."""
+        hooks: dict[str, Callable[[Any, list[Any]], None]] = {
+            "name": self._named, "param": self._param_done, "invoke": self._call_done}
+        wrapped = list(builders)
+        for index, own in _hooked(self.grammar):
+            wrapped[index] = _tell(builders[index], hooks[own])
         return tuple(wrapped)
 
     def opening(self, token: Any) -> Call:
         """A call's first token is about to go to the parser."""
         call = Call(token)
+        self.open.append(call)
         self.current = call
         if self.grammar.name_at_tag and isinstance(token, Tag):
             call.name = self.grammar.build.tag_name(token)
@@ -176,45 +222,96 @@ class CallProgress:
     def opened(self, call: Call) -> None:
         """The parser took the call's first token."""
         call.live = True
-        if call.name:
+        if call.name and not call.started:
             self._start(call)
 
-    def _named(self, value: Any) -> None:
-        call = self.current
+    def _named(self, value: Any, children: list[Any]) -> None:
+        call = self.open[0] if self.open else None
         if call is not None and call.name is None:
             call.name = name_text(value) or None
             if call.live:
                 self._start(call)
 
-    def _call_done(self, raw: RawCall) -> None:
-        call = self.current
-        if call is None:  # an invoke with no first token seen (never: it starts one)
-            call = Call(None)
+    def _call_done(self, raw: RawCall, children: list[Any]) -> None:
+        """An invoke is complete: build the call now, and finish its deltas."""
+        call = self.open.pop(0) if self.open else Call(None)
+        self.current = self.open[-1] if self.open else None
         call.name = call.name or raw[0]
         call.done = True
         call.param = None
-        self.current = None
         self.calls.append(call)
-        if call.live and not call.started:
+        # The parser took the call's first token (it may be this very one: an empty
+        # invoke, before `opened` was told).
+        call.live = True
+        if not call.started:
             self._start(call)
+        # Without tools, every argument that went out was typed as the call types it:
+        # the call is built from those values, not typed again.
+        typed = ((call.arguments, tuple(call.flagged))
+                 if not call.broken and raw[2] is None and len(call.members) == len(raw[1])
+                 and self.policy is None else None)
+        # Its `raw` is set when its block is complete (`finish`), from the block's text.
+        call.tool = build_call(raw, "", self.policy, call.id, self.guess, typed)
+        self._finish(call, "{" + ",".join(call.members) + "}" if typed is not None else None)
 
-    def _param_done(self, param: RawParam) -> None:
-        call = self.current
+    def _param_done(self, param: RawParam, children: list[Any]) -> None:
+        """An argument is complete: typed (as the call will be), it goes out as a member
+        of the arguments object, or the rest of it after the pieces that streamed."""
+        call = self.open[0] if self.open else None
         if call is None or not call.started or call.broken or self.checked:
             return
         streaming = call.param
         call.param = None
-        name = param[0]
-        if name in call.keys:
-            call.broken = True  # a repeated name: the final value is a list
+        name, text, string_attr, cdata_only = param
+        if name in call.arguments:
+            self._diverges(call, children, repeated=True)  # the final value is a list
             return
-        member = ("," if call.keys else "{") + _member(param, self.guess)
-        sent = "".join(streaming.sent) if streaming is not None and streaming.stream else ""
-        if not member.startswith(sent):
-            call.broken = True
+        value, flagged = (type_value(text, string_attr=string_attr, cdata_only=cdata_only)
+                          if self.guess else (text, False))
+        member = encode_basestring(name) + ":" + _json_of(value)
+        opened = ("," if call.arguments else "{") + member
+        sent = ("".join(call.sent[streaming.sent_from:])
+                if streaming is not None and streaming.stream else "")
+        if not opened.startswith(sent):
+            self._diverges(call, children)
             return
-        call.keys.add(name)
-        self._send(call, member[len(sent):])
+        call.arguments[name] = value
+        if flagged and name not in call.flagged:
+            call.flagged.append(name)
+        call.members.append(member)
+        self._send(call, opened[len(sent):])
+
+    def _diverges(self, call: Call, children: list[Any] | None = None,
+                  repeated: bool = False) -> None:
+        """What went out of `call` may not be a prefix of its final arguments: no more
+        pieces; whether it is one is decided when the call is complete (`_finish`).
+        `repeated`: a name that went out comes again, and then it is certain: the
+        pieces hold `"name":` and the first value's JSON, the final arguments
+        `"name":[` and that JSON, and no JSON text is `[` followed by its own start."""
+        call.broken = True
+        call.repeated = call.repeated or repeated
+        first = _first_tag(children) if children is not None else None
+        call.diverged_at = first.start if first is not None else -1
+
+    def _finish(self, call: Call, final: str | None = None) -> None:
+        """The call is built: the rest of its final arguments goes out, or, when what
+        went out is not a prefix of them (or the call is rejected), it is withdrawn.
+        `final`: its `arguments_json` when known without writing it again (the members
+        that went out, which `json.dumps` of the same values writes the same way)."""
+        tool = call.tool
+        assert tool is not None
+        if call.repeated:
+            final = None   # (certain: `_diverges`)
+        elif final is None:
+            final = tool.arguments_json if tool.accepted else None
+        sent = "".join(call.sent)
+        if final is not None and final.startswith(sent):
+            self._send(call, final[len(sent):])
+        elif sent:
+            at = call.diverged_at if call.diverged_at >= 0 else tool.end
+            call.aborted = True
+            self.events.append(Aborted((call,), BlockFailure(DIVERGED, tool.start, tool.end, at)))
+        call.broken = True
 
     # ---- streaming ---------------------------------------------------------------------
 
@@ -244,6 +341,26 @@ class CallProgress:
         if param.stream is not None:
             self._read(call, param, values, head)
 
+    def gates(self, driver: Driver) -> tuple[str, Closers | None] | None:
+        """The gates and closers (`gates.py`) the engine may keep chunks unlexed
+        against now (`Engine._keep_quiet`): the event tags' (`Grammar.event_gates`),
+        unless a value streams (None: every chunk has its piece) or a JSON body may
+        start next (it streams from its first character: those characters are gates
+        too, and every gate lexes)."""
+        call = self.current
+        if call is None or not call.started or call.broken or self.checked:
+            return self.event_gates
+        param = call.param
+        if param is not None and param.stream is not None:
+            return None
+        takes = driver.actions[driver.stack[-1]]
+        if not any(start in takes for start in self.json_starts):
+            return self.event_gates
+        gates = self.event_gates[0]
+        if not (gates and self.json_chars):
+            return None
+        return gates + self.json_chars, None
+
     def follows(self, run: list[Any]) -> bool:
         """Whether pieces appended to `run` (the list a value's text goes to, right after
         a `look`) are the text of the value being streamed: then `more` streams them."""
@@ -254,47 +371,64 @@ class CallProgress:
         return param is not None and param.stream is not None and (
             run is param.main or run is param.open)
 
-    def more(self, run: list[Any]) -> bool:
-        """The engine appended one piece to `run` (`follows(run)` was True): stream it.
-        True when that sent something."""
+    def piece(self, run: list[Any]) -> list[Any]:
+        """The engine appended a chunk to `run` (`follows(run)` was True, and the
+        block is outside code for certain, nothing held): its piece of the arguments,
+        as the events to give out now (an `ArgumentsDelta`, or none while the chunk's
+        characters are not certain). The hot path of a value that streams."""
         call = self.current
         assert call is not None and call.param is not None
         param = call.param
         stream = param.stream
         assert stream is not None
-        piece = run[-1]
+        chunk = run[-1]
         if run is param.main:
-            out = stream.text(piece)
             param.main_done = len(run)
+            out = stream.fast(chunk)
+            if out is None:
+                out = stream.text(chunk)
         else:
-            out = stream.cdata(piece)
-            param.cdata_sent += len(piece)
             param.open_done = len(run)
-        before = len(self.events)
-        self._stream(call, param, out)
-        return len(self.events) > before
+            param.cdata_sent += len(chunk)
+            out = stream.fast_cdata(chunk)
+            if out is None:
+                out = stream.cdata(chunk)
+        if not out:
+            return []
+        events = param.events
+        event = events.get(out)
+        if event is None:
+            # A piece seen before in this value (a short one, mostly: chunks of one
+            # to a few characters repeat) reuses its event; events are immutable.
+            if len(events) >= _EVENTS_KEPT:
+                events.clear()
+            text = (encode_basestring(out)[1:-1]
+                    if param.escape and _ESCAPED.search(out) is not None else out)
+            event = events[out] = make_delta(call.index, text)
+        call.sent.append(event.text)
+        return [event]
 
     def _begin(self, call: Call, values: list[Any], head: int) -> _Param | None:
         tag = values[head]
         if tag.term in self.json_starts:
-            if call.keys or tag.text != "{":
+            if call.arguments or tag.text != "{":
                 return _Param(tag, None)  # an array (rejected) or after arguments
-            param = _Param(tag, ValueStream("json"))
+            param = _Param(tag, ValueStream("json"), escape=False)
+            param.sent_from = len(call.sent)
             self._stream(call, param, param.stream.text(tag.text) if param.stream else "")
             return param
         found = self.grammar.build.param_head(values[head:])
         if found is None:
             return None  # the key is not known yet: look again later
         key, string_attr = found
-        if key in call.keys:
-            call.broken = True
+        if key in call.arguments:
+            self._diverges(call, [tag], repeated=True)  # its value must not stream
             return None
         if not (string_attr is True or self.grammar.header.typing == "schema"):
             return _Param(tag, None)
         param = _Param(tag, ValueStream(self.grammar.build.value_edges))
-        head_text = ("," if call.keys else "{") + json.dumps(key, ensure_ascii=False) + ':"'
-        param.sent.append(head_text)
-        self._send(call, head_text)
+        param.sent_from = len(call.sent)
+        self._send(call, ("," if call.arguments else "{") + encode_basestring(key) + ':"')
         return param
 
     def _read(self, call: Call, param: _Param, values: list[Any], head: int) -> None:
@@ -339,10 +473,7 @@ class CallProgress:
 
     def _stream(self, call: Call, param: _Param, text: str) -> None:
         if text:
-            escaped = json.dumps(text, ensure_ascii=False)[1:-1] if param.head.term not in \
-                self.json_starts else text
-            param.sent.append(escaped)
-            self._send(call, escaped)
+            self._send(call, encode_basestring(text)[1:-1] if param.escape else text)
 
     # ---- events ------------------------------------------------------------------------
 
@@ -354,51 +485,114 @@ class CallProgress:
     def _send(self, call: Call, text: str) -> None:
         if text:
             call.sent.append(text)
-            call.sent_size += len(text)
             self.events.append(Delta(call, text))
 
     def ids(self) -> Callable[[], str]:
-        """The ids of the block's calls, in order, for `build_calls`."""
+        """The ids of the block's calls, in order."""
         return iter([call.id for call in self.calls]).__next__
 
-    def complete(self, arguments: list[str | None]) -> None:
-        """The block is complete: each call's final arguments text (None for a rejected
-        call); each call gets the rest of its text."""
-        for call, final in zip(self.calls, arguments):
-            if call.broken or final is None:
-                continue
-            sent = "".join(call.sent)
-            if final.startswith(sent):
-                self._send(call, final[len(sent):])
+    def finish(self, raws: tuple[RawCall, ...], block: str) -> tuple[ToolCall, ...]:
+        """The block is complete (`raws`, its text `block`): its calls, as each was
+        built when it was complete. Every call of a block is an invoke the builders
+        reported, in order; were one missing, all are built here from the block."""
+        tools = [call.tool for call in self.calls]
+        start = self.block_start
+        if len(tools) == len(raws) and all(
+                tool is not None and (tool.start, tool.end) == (rc[3], rc[4])
+                for tool, rc in zip(tools, raws)):
+            return tuple(replace(tool, raw=block[tool.start - start:tool.end - start])
+                         for tool in tools if tool is not None)
+        ids = iter([call.id for call in self.calls])
+        return build_calls(raws, block, self.block_start, self.policy,
+                           lambda: next(ids, "") or self.new_id(), self.grammar.header.typing)
 
     def draw_ids(self) -> None:
         """The held block is outside code: its started calls get their ids, in order."""
         self.held = False
-        for call in self.started():
-            if not call.id:
+        for call in [*self.calls, *self.open]:
+            if call.started and not call.id:
                 call.id = self.new_id()
 
     def started(self) -> tuple[Call, ...]:
-        """The calls whose CallStarted was made, for a CallsAborted."""
-        calls = [*self.calls, *([self.current] if self.current is not None else [])]
-        return tuple(call for call in calls if call.started)
+        """The calls whose CallStarted was made and that were not withdrawn, for the
+        CallsAborted of a failed block."""
+        return tuple(call for call in [*self.calls, *self.open]
+                     if call.started and not call.aborted)
 
     def take(self) -> list[ProgressEvent]:
         events, self.events = self.events, []
         return events
 
 
-def _tell(builder: Callable[[list[Any]], Any], hook: Callable[[Any], None]
+def _tell(builder: Callable[[list[Any]], Any], hook: Callable[[Any, list[Any]], None]
           ) -> Callable[[list[Any]], Any]:
     def told(children: list[Any]) -> Any:
         value = builder(children)
-        hook(value)
+        hook(value, children)
         return value
     return told
 
 
-def _member(param: RawParam, guess: bool) -> str:
-    """`"key":value`, as the call's arguments JSON will hold it."""
-    arguments, _ = type_arguments([param], None, guess=guess)
-    return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"),
-                      allow_nan=False)[1:-1]
+def _first_tag(children: list[Any]) -> Tag | None:
+    """The first `Tag` among a rule's children (nested lists included)."""
+    for child in children:
+        if isinstance(child, Tag):
+            return child
+        if isinstance(child, list):
+            found = _first_tag(child)
+            if found is not None:
+                return found
+    return None
+
+
+@functools.cache
+def _first_chars(grammar: Grammar, names: frozenset[str]) -> str:
+    """The characters the terminals `names` can begin with ("" when any can)."""
+    chars: set[str] = set()
+    for name in names:
+        starts = grammar.terminals[name].starts
+        if starts is None:
+            return ""
+        chars |= set(starts)
+    return "".join(sorted(chars))
+
+
+@functools.cache
+def _hooked(grammar: Grammar) -> tuple[tuple[int, str], ...]:
+    """The rules whose builders `CallProgress.builders` wraps: (index, own name)."""
+    found = []
+    for index, (info, builder) in enumerate(zip(grammar.table.rules, grammar.builders)):
+        own = own_name(info.origin)
+        if builder is not None and own in ("name", "param", "invoke"):
+            found.append((index, own))
+    return tuple(found)
+
+
+_ESCAPED: Final = re.compile(r'["\\\x00-\x1f]')
+"""A character `json.dumps` escapes (with `ensure_ascii=False`): a piece without one
+goes out as it is."""
+
+_EVENTS_KEPT: Final = 1024
+"""How many events of one value `CallProgress.piece` keeps for reuse (then it starts over)."""
+
+_new: Final = object.__new__
+_set_delta_index: Final = ArgumentsDelta.__dict__["index"].__set__
+_set_delta_text: Final = ArgumentsDelta.__dict__["text"].__set__
+
+
+def make_delta(index: int, text: str) -> ArgumentsDelta:
+    """An `ArgumentsDelta` event, built without the dataclass constructor's overhead
+    (one per chunk of a value that streams; `output.make_text` does the same for Text)."""
+    event = _new(ArgumentsDelta)
+    _set_delta_index(event, index)
+    _set_delta_text(event, text)
+    return event
+
+
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+"""The encoder `json.dumps` makes for a call's `arguments_json` (`ToolCall`), made once."""
+
+
+def _json_of(value: Any) -> str:
+    """`value` as `arguments_json` writes it (a string through the C encoder itself)."""
+    return encode_basestring(value) if type(value) is str else _ENCODER.encode(value)

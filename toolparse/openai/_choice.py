@@ -14,7 +14,9 @@ out only once its block has parsed and passed the `on_rejected` policy. With
 `stream_arguments=True` a call's first entry goes out at `CallStarted`; a call cut
 after that (its block aborted, or rejected by the policy) gets no more entries, its
 block goes out as content, and the choice is *tainted*: it finishes `stop`, never
-`tool_calls`. The last non-blank character of every streamed call's arguments (the
+`tool_calls`. A call *withdrawn* (its `CallsAborted` says `diverged`: its pieces will
+not add up to its final arguments, SPEC 7) is cut the same way: its block is still
+confirmed later, and then goes out as content, none of its calls with it. The last non-blank character of every streamed call's arguments (the
 closing `}` of the object) is held until the block is confirmed, so a call that is
 then cut never reaches the client as complete JSON.
 """
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from toolparse._events import (
+    DIVERGED,
     ArgumentsDelta,
     CallsAborted,
     CallStarted,
@@ -145,7 +148,7 @@ class ChoiceRewriter:
     """One choice's parser, tool-call index counter and finish state."""
 
     __slots__ = ("parser", "finished", "_settings", "_next_index", "_called", "_tainted",
-                 "_streamed", "_started_ids", "_upstream_indexes")
+                 "_streamed", "_started_ids", "_withdrawn", "_upstream_indexes")
 
     def __init__(self, parser: ParserLike, settings: Settings) -> None:
         self.parser = parser
@@ -162,6 +165,9 @@ class ChoiceRewriter:
         """Started calls of the open block, by their stream index (CallStarted.index)."""
         self._started_ids: dict[str, int] = {}
         """The same calls' ids, to find them in the confirming ToolCallBlock."""
+        self._withdrawn: set[str] = set()
+        """Ids of started calls withdrawn before their block came (`diverged`): that
+        block goes out as content."""
         self._upstream_indexes: dict[int, int] = {}
         """Tool calls the upstream sent itself: its index -> ours."""
 
@@ -230,7 +236,11 @@ class ChoiceRewriter:
         forwarded = self._forwarded(block)
         streamed = {call.id: self._streamed.pop(self._started_ids.pop(call.id))
                     for call in block.calls if call.id in self._started_ids}
-        if forwarded is None or not _can_complete(block, forwarded, streamed):
+        withdrawn = self._withdrawn
+        cut = bool(withdrawn) and any(call.id in withdrawn for call in block.calls)
+        if cut:
+            withdrawn.difference_update(call.id for call in block.calls)
+        if cut or forwarded is None or not _can_complete(block, forwarded, streamed):
             if streamed:
                 self._tainted = True
             out.text(block.raw)
@@ -273,12 +283,18 @@ class ChoiceRewriter:
             out.entry(_arguments_entry(started.out_index, piece))
 
     def _aborted(self, event: CallsAborted) -> None:
-        # The failed block's text follows as a Text event, and goes out as content.
+        # A failed block's text follows as a Text event, and goes out as content; a
+        # withdrawn call's block follows as a ToolCallBlock, which `_block` cuts.
+        withdrawn = event.failure.reason == DIVERGED
+        if not withdrawn:
+            self._withdrawn.clear()   # (its calls were the failed block's: no block comes)
         for index in event.indexes:
             started = self._streamed.pop(index, None)
             if started is not None:
                 self._started_ids.pop(started.id, None)
                 self._tainted = True
+                if withdrawn:
+                    self._withdrawn.add(started.id)
 
 
 def _can_complete(block: ToolCallBlock, forwarded: list[ToolCall],

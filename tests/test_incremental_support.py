@@ -1,0 +1,207 @@
+"""Helpers shared by the incremental tests (no tests here): SPEC 7's rules over one
+stream's events (`check_invariants`), and calls written in every bundled dialect's
+markup from one description (`WRITERS`), for properties that hold in all of them.
+
+The markup is spelled here, as the benchmark and the corpus spell it: a test writes
+model output.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import toolparse
+from toolparse import (
+    ArgumentsDelta, CallsAborted, CallStarted, Reasoning, Text, ToolCallBlock)
+
+
+def run(chunks: Iterable[str], **options: Any) -> list[list[Any]]:
+    """The events of each feed() and of close(), one list each."""
+    parser = toolparse.StreamParser(**options)
+    out = [parser.feed(chunk) for chunk in chunks]
+    out.append(parser.close())
+    return out
+
+
+def flat(lists: Sequence[Sequence[Any]]) -> list[Any]:
+    return [event for events in lists for event in events]
+
+
+def plain(lists: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """Each feed's Text, Reasoning and ToolCallBlock events (what `incremental=False`
+    gives)."""
+    return [[e for e in events if isinstance(e, (Text, ToolCallBlock, Reasoning))]
+            for events in lists]
+
+
+def check_invariants(events: list[Any]) -> None:
+    """SPEC 7's rules over one stream's events: calls numbered from 0 as they start; a
+    delta only for a started call still open and not withdrawn; a failed block's
+    CallsAborted names its open calls and comes right before its failed text; a call
+    withdrawn (`diverged`) stays open until its block, which confirms every started
+    call in order; and the pieces never lie: an accepted call that was not withdrawn
+    has pieces that join to exactly its `arguments_json`, a rejected one none, and a
+    withdrawn one pieces that do not (or a rejection)."""
+    started: dict[int, CallStarted] = {}
+    deltas: dict[int, str] = {}
+    withdrawn: set[int] = set()
+    open_indexes: list[int] = []
+    for n, event in enumerate(events):
+        if isinstance(event, CallStarted):
+            assert event.index == len(started)  # numbered from 0, in order, no gap
+            started[event.index] = event
+            open_indexes.append(event.index)
+        elif isinstance(event, ArgumentsDelta):
+            assert event.index in open_indexes and event.text
+            assert event.index not in withdrawn  # nothing of a call after its abort
+            deltas[event.index] = deltas.get(event.index, "") + event.text
+        elif isinstance(event, CallsAborted) and event.failure.reason == "diverged":
+            (index,) = event.indexes
+            assert index in open_indexes and index not in withdrawn
+            withdrawn.add(index)
+        elif isinstance(event, CallsAborted):
+            assert event.indexes == tuple(i for i in open_indexes if i not in withdrawn)
+            following = events[n + 1]
+            assert isinstance(following, Text) and following.failure == event.failure
+            open_indexes = []
+        elif isinstance(event, ToolCallBlock):
+            assert len(open_indexes) == len(event.calls)  # every call started, in order
+            for index, call in zip(open_indexes, event.calls):
+                assert (started[index].id, started[index].name) == (call.id, call.name)
+                assert started[index].block_start == event.start
+                pieces = deltas.get(index, "")
+                if index in withdrawn:
+                    assert pieces and (pieces != call.arguments_json or not call.accepted)
+                elif call.accepted:
+                    assert pieces == call.arguments_json, (pieces, call.arguments_json)
+                else:
+                    assert pieces == ""
+            open_indexes = []
+    assert not open_indexes  # nothing left started at the end of the stream
+
+
+# ---- calls, described once, written in each dialect ------------------------------------------
+
+@dataclass(frozen=True)
+class Value:
+    """An argument value as a model writes it: its text, and whether a dialect that can
+    mark it a string (DSML's `string="true"`) does, or wraps it in CDATA."""
+
+    text: str
+    string: bool | None = None
+    cdata: bool = False
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call: its name, and either its arguments (in order; a name may repeat) or a
+    JSON body written as it is (valid or not)."""
+
+    name: str
+    params: tuple[tuple[str, Value], ...] = ()
+    body: str | None = None
+
+    def arguments_text(self) -> str:
+        """The call's arguments as one JSON text, for the dialects that write JSON: its
+        body, or its arguments as a JSON object (a repeated name written twice)."""
+        if self.body is not None:
+            return self.body
+        members = [f"{json.dumps(key)}: {_json_value(value)}" for key, value in self.params]
+        return "{" + ", ".join(members) + "}"
+
+
+def _json_value(value: Value) -> str:
+    """A value inside JSON arguments: JSON text as it is when it parses and is not
+    marked a string, else a JSON string."""
+    if not value.string:
+        try:
+            json.loads(value.text)
+        except ValueError:
+            pass
+        else:
+            return value.text
+    return json.dumps(value.text, ensure_ascii=False)
+
+
+def _xml_value(value: Value, entities: bool) -> str:
+    if value.cdata and "]]>" not in value.text:
+        return f"<![CDATA[{value.text}]]>"
+    if entities:
+        return value.text.replace("&", "&amp;").replace("<", "&lt;")
+    return value.text
+
+
+def _xml(wrapper: str, dsml: bool) -> Callable[[Sequence[Call]], str]:
+    def write(calls: Sequence[Call]) -> str:
+        out = [f"<{wrapper}>"]
+        for call in calls:
+            out.append(f'<invoke name="{call.name}">')
+            if call.body is not None and dsml:
+                out.append(call.body)
+            for key, value in call.params:
+                attr = ("" if not dsml or value.string is None
+                        else f' string="{"true" if value.string else "false"}"')
+                out.append(f'<parameter name="{key}"{attr}>{_xml_value(value, dsml)}'
+                           "</parameter>")
+            out.append("</invoke>")
+        return "\n".join([*out, f"</{wrapper}>"])
+    return write
+
+
+def _qwen(calls: Sequence[Call]) -> str:
+    out = ["<tool_call>"]
+    for call in calls:
+        out.append(f"<function={call.name}>")
+        out += [f"<parameter={key}>\n{value.text}\n</parameter>" for key, value in call.params]
+        out.append("</function>")
+    return "\n".join([*out, "</tool_call>"])
+
+
+def _glm(calls: Sequence[Call]) -> str:
+    return "\n".join(
+        f"<tool_call>{call.name}\n" + "".join(
+            f"<arg_key>{key}</arg_key>\n<arg_value>{value.text}</arg_value>\n"
+            for key, value in call.params) + "</tool_call>"
+        for call in calls)
+
+
+def _hermes(calls: Sequence[Call]) -> str:
+    return "\n".join(f'<tool_call>\n{{"name": "{call.name}", "arguments": '
+                     f"{call.arguments_text()}}}\n</tool_call>" for call in calls)
+
+
+def _kimi(calls: Sequence[Call]) -> str:
+    body = "\n".join(f"<|tool_call_begin|>functions.{call.name}:{n}<|tool_call_argument_begin|>"
+                     f"{call.arguments_text()}<|tool_call_end|>" for n, call in enumerate(calls))
+    return f"<|tool_calls_section_begin|>\n{body}\n<|tool_calls_section_end|>"
+
+
+WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
+    "deepseek": _xml("tool_calls", dsml=True),
+    "anthropic": _xml("function_calls", dsml=False),
+    "minimax_m2": _xml("minimax:tool_call", dsml=False),
+    "qwen3_coder": _qwen,
+    "glm45": _glm,
+    "hermes": _hermes,
+    "kimi_k2": _kimi,
+}
+"""Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
+needs one here: the properties run over `toolparse.dialects()`."""
+
+
+# Typed values, nested ones among them, with the spacing models write; long values are
+# code, with the characters that need escaping in JSON and in XML.
+NESTED = ['{"a": {"b": [1, 2.5, {"c": null}]}, "d": "x\\"y"}', "[1, [2, [3, {}]]]",
+          "[ 1 , 2 ]", '{ "k" : [ ] }', '{"u": "\\u00e9 中"}', "1.0", "-0", "1e5", "true",
+          "null", '"quoted"', "[1.5e300, 2.25]", "12345678901234567890"]
+CODE = ['def f(a, b):', '    return a < b and "x" or \'y\'', 'if (a && b) { c[0] = "\\n"; }',
+        "x = 1  # trailing  ", "\tindented\twith tabs", "path\\to\\file", "中文 😀 text", ""]
+INVALID_BODIES = ['{"a": 1,, }', "{", '{"a": 1', '{"a": 1, "a": 2}', "[1, 2]", '{"a": NaN}',
+                  '{"a": 1} trailing', '{"a": [1, 2}']
+TOOLS = [{"name": name, "parameters": {"type": "object", "properties": {
+    "path": {"type": "string"}, "n": {"type": "integer"}, "tree": {"type": "object"},
+    "items": {"type": "array"}, "code": {"type": "string"}}}} for name in ("f", "g")]
+"""Tools for the calls the generators write (names `f` and `g`; `h` is unknown)."""
