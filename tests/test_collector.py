@@ -85,7 +85,7 @@ def test_a_blocks_calls_wait_as_values_the_collector_stops_tracking(
     def build_calls(raw_calls: Any, *args: Any) -> Any:
         held.extend(raw_calls)
         return real(raw_calls, *args)
-    monkeypatch.setattr("toolparse._stream.engine.build_calls", build_calls)
+    monkeypatch.setattr("toolparse._stream.endings.build_calls", build_calls)
     text = ("<tool_calls>\n" + INVOKE * 3 + '<invoke name="f"/>\n'
             '<invoke name="h"><parameter name="b"><![CDATA[x]]></parameter>'
             '<parameter name="c" string="false">[1]</parameter></invoke>\n</tool_calls>')

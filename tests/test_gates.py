@@ -76,7 +76,7 @@ def test_a_gate_that_ends_no_closing_tag_is_kept_too() -> None:
     parser.feed(STARTED)
     for chunk in ["v</parameter>", '<parameter name="q">w', "</parameter></invoke>", "\n</tool_"]:
         assert parser.feed(chunk) == []
-        assert parser._engine._kept is not None, chunk
+        assert parser._engine._keeping is not None, chunk
     # The close arrives across two chunks: the one that ends it gives the block.
     block, after = parser.feed("calls> and")
     assert isinstance(block, toolparse.ToolCallBlock)
@@ -111,12 +111,12 @@ def test_chunks_without_a_gate_are_kept_inside_a_started_call() -> None:
     assert parser.feed(STARTED) == []
     for chunk in ["some", " val", "ue <", "b ", "<"]:
         assert parser.feed(chunk) == []
-        assert engine._kept is not None
+        assert engine._keeping is not None
     block, after = parser.feed("/parameter></invoke>\n" + CLOSE + " after")
     assert isinstance(block, toolparse.ToolCallBlock)
     assert block.calls[0].arguments == {"p": "some value <b"}   # value_edges=xml trims
     assert after == toolparse.Text(" after")
-    assert engine._kept is None
+    assert engine._keeping is None
 
 
 def test_empty_chunks_add_nothing_to_the_kept_text() -> None:
@@ -124,12 +124,12 @@ def test_empty_chunks_add_nothing_to_the_kept_text() -> None:
     # each gate's join longer without bound (SPEC G6).
     parser = toolparse.StreamParser()
     parser.feed(STARTED + "v</parameter>\n<")
-    kept = parser._engine._kept
-    assert kept is not None
-    size = len(kept)
+    keeping = parser._engine._keeping
+    assert keeping is not None
+    size = len(keeping.chunks)
     for _ in range(1000):
         assert parser.feed("") == []
-    assert len(kept) == size
+    assert len(keeping.chunks) == size
     events = parser.feed("/invoke></tool_calls>") + parser.close()
     assert isinstance(events[0], toolparse.ToolCallBlock)
 
@@ -141,7 +141,7 @@ def test_no_chunk_is_kept_before_a_call_starts_or_when_the_tag_may_be_code() -> 
         parser = toolparse.StreamParser()
         parser.feed(text)
         parser.feed("x")
-        assert parser._engine._kept is None, text
+        assert parser._engine._keeping is None, text
 
 
 def test_no_chunk_is_kept_while_a_tag_with_a_gate_inside_is_arriving() -> None:
@@ -152,7 +152,7 @@ def test_no_chunk_is_kept_while_a_tag_with_a_gate_inside_is_arriving() -> None:
     assert parser.feed(STARTED + 'v</parameter><parameter name="a>') == []
     for chunk in ["b", ">", "c"]:
         assert parser.feed(chunk) == []
-        assert parser._engine._kept is None
+        assert parser._engine._keeping is None
     events = parser.feed('">w</parameter></invoke></tool_calls>') + parser.close()
     assert isinstance(events[0], toolparse.ToolCallBlock)
     assert events[0].calls[0].arguments == {"p": "v", "a>b>c": "w"}

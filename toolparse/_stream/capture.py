@@ -150,33 +150,25 @@ class Capture:
         at the position; `calls` holds its calls) or FAILED (the block fails at the
         position). `final`: no more text will come (end of stream).
         """
-        grammar = self.grammar
-        driver = self.driver
+        grammar, driver, parts = self.grammar, self.driver, self.parts
         stack, lexers, loops, feed = driver.stack, grammar.state_lexers, driver.loops, driver.feed
-        values, shifts = driver.values, grammar.table.shifts
+        values, shifts, enders = driver.values, grammar.table.shifts, grammar.enders
         ignored, delimiters, calls = grammar.ignored, grammar.roles.delimiters, grammar.roles.call_starts
-        enders = grammar.enders
-        parts = self.parts
-        end = len(text)
-        limit = self.limit - base
-        stop = min(end, limit)
-        hard = limit <= end or final
+        end, limit = len(text), self.limit - base
+        stop, hard = min(end, limit), limit <= end or final
         # Below `sure` no token is near enough the end of the text to need a second
         # look; a run that reaches `run_end` waits for more of it.
         sure, run_end = (stop, -1) if hard else (stop - MAX_ATOM, end)
-        self.run = None
-        self.run_list = None
+        self.run = self.run_list = None
         no_row_before = 0
         while True:
+            # 1. The end of the text, or of the capture's room: wait, or fail.
             if pos >= stop:
                 return pos, self._stopped(pos, limit, base, hard)
+            # 2. The token here: one match in the state's alternation (with the
+            # whitespace before it: `StateLexer.lead`), or the careful way (`_settle`).
             state = stack[-1]
             lexer = lexers.get(state) or grammar.lexer(state)
-            # One match in the state's alternation (with the whitespace before the token,
-            # when the state folds it: `StateLexer.lead`); the lexer's careful cases go
-            # the slow way (`next_token`): no match, an atom too long, or, near the end
-            # of the text, a candidate an earlier atom could still beat or with a
-            # lookahead.
             m = lexer.lead.match(text, pos, stop)
             if lexer.folds and m is not None and (begin := m.start(m.lastindex or 0)) > pos:
                 parts.append(text[pos:begin])   # the ignored whitespace
@@ -190,6 +182,7 @@ class Capture:
                                                         limit, base, hard)
                 if spec is None:
                     return pos, outcome
+            # 3. Ignored whitespace, loop tokens (a value's pieces), or a token to parse.
             name = spec.name
             if name in ignored:
                 value = text[pos:token_end]
@@ -222,6 +215,7 @@ class Capture:
                 # Only a block's last terminal can let the parser accept its end.
                 if name in enders and driver.accepts_end():
                     return self._complete(token_end, value, base)
+            # 4. A run that reaches the end of the text waits for more of it.
             pos = token_end
             if pos == run_end and spec.is_run:
                 return self._wait_in_run(spec, pos)
@@ -236,9 +230,11 @@ class Capture:
     def _settle(self, arriving: Arriving, lexer: StateLexer, m: re.Match[str] | None,
                 text: str, pos: int, stop: int, limit: int, base: int, hard: bool
                 ) -> tuple[TerminalSpec | None, int, str]:
-        """The lexer's careful cases (`settle_state`): (the token's terminal, its end,
-        "") or, when there is no token here, (None, pos, WAITING or FAILED). `m` is
-        the state's `lead` match, read again with `master` when the two differ."""
+        """The lexer's careful cases (`settle_state`, `next_token`): no match, an atom
+        too long, or, near the end of the text, a candidate an earlier atom could still
+        beat or with a lookahead. Returns (the token's terminal, its end, "") or, when
+        there is no token here, (None, pos, WAITING or FAILED). `m` is the state's
+        `lead` match, read again with `master` when the two differ."""
         if lexer.lead is not lexer.master:
             m = lexer.master.match(text, pos, stop)
         spec, token_end, atom_state = settle_state(lexer, m, text, pos, stop, hard)

@@ -51,42 +51,39 @@ event of a short chunk is kept for the next chunk of the same text
 (`output.PLAIN_EVENTS`: tokens repeat, and a `Text` is immutable), which halves the
 path's cost.
 
-Inside a started call (outside code for certain, nothing held, no incremental events),
-a chunk without one of the grammar's *gates* (`_dialect/gates.py`: the characters the
-tags that end a block or a failed span end with) cannot change what goes out: it is
-kept, unlexed. Nor can a chunk whose gates end no closing tag (`</parameter>`: the
-grammar's `closers`, tested from the last `<` before a gate, `_closes`); the chunk
-that may end one lexes the kept text up to its last gate (`_gated`). So a block is
-lexed once, when its close comes. Each character is still lexed once; every event
-comes out in the same feed as without keeping.
+Inside a started call (outside code for certain, nothing held), a chunk without one
+of the grammar's *gates* cannot change what goes out: it is kept, unlexed, and so is a
+chunk whose gates end no closing tag (`keeping.py`); the chunk that may end one lexes
+the kept text up to its last gate (`_gated`). What a block's end gives out is
+`endings.py`'s.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import replace
 from collections.abc import Callable
 from typing import Any, Final, cast
 
-from toolparse._calls import CallPolicy, build_calls
+from toolparse._calls import CallPolicy
 from toolparse._dialect import Dialect
-from toolparse._errors import ChunkTypeError, StreamClosedError
-from toolparse._events import BlockFailure, Event, Text, ToolCallBlock
+from toolparse._errors import StreamClosedError
+from toolparse._events import Event
 from toolparse._dialect.grammar import Grammar
-from toolparse._dialect.gates import HEAD
 from toolparse._dialect.lexer import MAX_ATOM, TerminalSpec
 from toolparse._reasoning import Regions
 from toolparse._stream.arriving import DEAD, DECIDE, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.contest import Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
+from toolparse._stream.options import checked_chunk
 from toolparse._stream.output import (
-    PLAIN_EVENTS, Output, PendingBlock, joined_events, missed_plain_text)
-from toolparse._stream.progress import Call, CallProgress
+    PLAIN_EVENTS, Output, joined_events, missed_plain_text)
+from toolparse._stream.endings import (
+    broken_span, complete_block, prose_mention, waiting_block)
+from toolparse._stream.keeping import KEPT_TAIL, Keeping
+from toolparse._stream.progress import CallProgress
 from toolparse._stream.reasoning import Thinking
-from toolparse._stream.scan import Opener, Scanner, scan
-from toolparse._stream.skip import ENDED, OPEN, FailedSpan, log_failure
-from toolparse._stream import undecided as undecided_mode
+from toolparse._stream.scan import Opener, Scanner, arriving_at_end, scan
+from toolparse._stream.skip import ENDED, OPEN, FailedSpan
 from toolparse._stream.undecided import Undecided
 
 __all__ = ["Engine"]
@@ -108,13 +105,6 @@ copy is at most a window and the whole is linear (SPEC G6). Above `MAX_ATOM`, so
 chunk this long never took `feed`'s arriving-tag fast path."""
 
 
-KEPT_TAIL: Final = 8
-"""The longest atom still arriving that chunks are kept after (`Engine._keep_quiet`).
-Each gate lexes it again from its start, so a longer one (a quoted `>` in a tag) takes
-each chunk through its automaton instead: the bound keeps that re-reading to a few
-characters a gate (SPEC G6)."""
-
-
 class Engine:
     """The engine behind one `StreamParser` (see the module's docstring)."""
 
@@ -123,8 +113,7 @@ class Engine:
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_char", "_new_id", "_grammar", "_run_list", "_run_stops",
         "_run_parts", "_incremental", "_scanner", "_contest", "_streaming",
-        "_kept", "_gates", "_gate", "_room", "_closers", "_counts", "_may_begin", "_closer_char",
-        "_lt_piece", "_lt_room", "_thinking",
+        "_keeping", "_thinking",
     )
 
     def __init__(self, dialect: Dialect, max_capture: int, policy: CallPolicy | None,
@@ -171,29 +160,9 @@ class Engine:
         self._streaming: CallProgress | None = None
         """With incremental events, when the chunks `_run_list` takes are the text of the
         value being streamed: the progress that streams them (`CallProgress.piece`)."""
-        self._kept: list[str] | None = None
+        self._keeping: Keeping | None = None
         """Inside a started call, when no chunk without a gate can change what goes
-        out (`_keep_quiet`): the chunks kept since, not lexed yet; None otherwise."""
-        self._gates = ""
-        """While chunks are kept: the characters that end the keeping (the grammar's
-        `gates`), and `_gate`, the one gate when there is only one (else "")."""
-        self._gate = ""
-        self._room = 0
-        """While chunks are kept: how many more characters fit before the limit."""
-        self._closers: re.Pattern[str] | None = None
-        """While chunks are kept: the closing tags a gate is tested against (the
-        grammar's `closers`); None: every gate lexes the text kept. `_counts`: whether
-        a match of them makes an event (`Closers.counts`; None: every one)."""
-        self._counts: Callable[[re.Match[str]], bool] | None = None
-        self._may_begin: Callable[[str], bool] = _maybe
-        """`Closers.may_begin` of those closing tags."""
-        self._closer_char = ""
-        """The character every closing tag begins with (and holds nowhere else)."""
-        self._lt_piece = -1
-        """The last kept piece holding `_closer_char` (-1: none), and `_room` just
-        after it was kept (`_lt_room`): where a closing tag ending in the next chunk
-        would begin."""
-        self._lt_room = 0
+        out (`_keep_quiet`, `keeping.py`): the chunks kept since, unlexed; else None."""
         # The fast path tests one character with `in`; a dialect whose blocks can start
         # with several characters tests them all with one search (`start_search`, in
         # _feed).
@@ -213,11 +182,12 @@ class Engine:
 
     def feed(self, chunk: object) -> list[Event]:
         """`StreamParser.feed`. `chunk` may be anything: a chunk that is no str is
-        refused with a `ChunkTypeError` (`_checked`), never by the compiled build's own
-        argument check."""
+        refused with a `ChunkTypeError` (`checked_chunk`), never by the compiled build's own
+        argument check. Four fast paths, each a named guard, before the mode loop:"""
         if type(chunk) is str:
             if self._plain not in chunk:
-                # Plain text, nothing open, nothing held: one test, one append, one event.
+                # 1. Plain text (SCAN, nothing arriving, nothing held, no block-start
+                # character): one test, one append, one event.
                 if not chunk:
                     return []
                 self._base += len(chunk)
@@ -228,32 +198,27 @@ class Engine:
                 if event is None:
                     event = missed_plain_text(chunk)
                 return [event]
-            kept = self._kept
-            if kept is not None:
-                # Inside a started call: a chunk without a gate, or whose gates end
-                # no closing tag (`</parameter>`), changes nothing that goes out, and
-                # is kept to be lexed with the chunk that may end one.
-                if (self._gate not in chunk or (not self._gate and self._gateless(chunk))
-                        or (len(chunk) <= WINDOW and not self._closes(chunk, kept))):
-                    room = self._room - len(chunk)
-                    if room > 0:
-                        if not chunk:
-                            # (Kept, an empty chunk would lengthen every later join
-                            # in `_closes`, whose bound counts characters.)
-                            return []
-                        self._room = room
-                        kept.append(chunk)
-                        if self._closer_char in chunk:
-                            self._lt_piece = len(kept) - 1
-                            self._lt_room = room
+            keeping = self._keeping
+            if keeping is not None:
+                # 2. Inside a started call (keeping.py): a chunk without a gate, or whose
+                # gates end no closing tag (`</parameter>`), changes nothing that goes
+                # out, and is kept to be lexed with the chunk that may end one.
+                gate = keeping.gate
+                if (gate not in chunk or (not gate and keeping.gateless(chunk))
+                        or (len(chunk) <= WINDOW and not keeping.closes(chunk))):
+                    if keeping.room - len(chunk) > 0:
+                        if chunk:
+                            # (Kept, an empty chunk would lengthen every later join of
+                            # `closes`, whose bound counts characters.)
+                            keeping.keep(chunk)
                         return []
                     return self._feed(chunk)
-                if len(chunk) < self._room and len(chunk) <= WINDOW:
-                    return self._gated(chunk, kept)
+                if len(chunk) < keeping.room and len(chunk) <= WINDOW:
+                    return self._gated(chunk, keeping)
                 return self._feed(chunk)
             run_list = self._run_list
             if run_list is not None:
-                # Inside a value: a chunk without the run's stop characters only
+                # 3. Inside a value: a chunk without the run's stop characters only
                 # continues it (Capture.extend, inlined for the hot path).
                 for stop in self._run_stops:
                     if stop in chunk:
@@ -268,66 +233,20 @@ class Engine:
                             return []
                         return streaming.piece(run_list)
             elif self._tail:
+                # 4. A tag arriving (`arriving.py`): a chunk that only extends it is taken.
                 verdict = self._steps(chunk)
                 if verdict == EXTENDS:
                     return []
                 return self._feed(chunk, verdict)
         return self._feed(chunk)
 
-    def _gateless(self, chunk: str) -> bool:
-        """Whether `chunk` holds none of several gates (`feed` tests one at once)."""
-        for gate in self._gates:
-            if gate in chunk:
-                return False
-        return True
-
-    def _closes(self, chunk: str, kept: list[str]) -> bool:
-        """Whether a closing tag may end at one of `chunk`'s gates (`gates.py`,
-        `Closers`): one wholly in the chunk, or one from the last closer character
-        kept to the chunk's first. True when the grammar has no `closers`."""
-        closers = self._closers
-        if closers is None:
-            return True
-        found = closers.search(chunk)
-        if found is not None:
-            counts = self._counts
-            if counts is None:
-                return True
-            while found is not None:   # (a tag that makes no event: look further)
-                if counts(found):
-                    return True
-                found = closers.search(chunk, found.end())
-        at = self._lt_piece
-        if at < 0:
-            return False
-        char = self._closer_char
-        piece = kept[at]
-        head = piece[piece.rfind(char):]
-        probe = head if len(head) >= HEAD else "".join([head, *kept[at + 1:at + HEAD], chunk])
-        if not self._may_begin(probe[:HEAD]):
-            # No closing tag begins at that character: none ends at this gate or any
-            # later one before the next such character is kept.
-            self._lt_piece = -1
-            return False
-        stop = chunk.find(char)
-        body = chunk if stop < 0 else chunk[:stop]
-        if len(head) + self._lt_room - self._room + len(body) > MAX_ATOM:
-            return False   # longer than any token the lexer takes
-        found = closers.match("".join([head, *kept[at + 1:], body]))
-        return found is not None and (self._counts is None or self._counts(found))
-
-    def _gated(self, chunk: str, kept: list[str]) -> list[Event]:
+    def _gated(self, chunk: str, keeping: Keeping) -> list[Event]:
         """Chunks are kept, nothing is arriving, and `chunk` holds a gate (and fits
         before the limit): lex the kept text up to the chunk's last gate. What follows
         that gate holds none, so it is kept in turn, unlexed, while the block goes on;
         once the block has ended, it runs the modes with the rest of the text."""
-        gates = self._gates
-        cut = (chunk.rfind(gates) if len(gates) == 1
-               else max(chunk.rfind(gate) for gate in gates)) + 1
-        kept.append(chunk[:cut])
-        text = "".join(kept)
-        rest = chunk[cut:]
-        self._kept = None
+        text, rest = keeping.cut(chunk)
+        self._keeping = None
         pos, waiting = self._lex(text, 0, self._base, False)
         self._base += pos
         if not waiting:
@@ -341,15 +260,11 @@ class Engine:
         if kept_now is None:
             return self._feed(rest)
         if rest:
-            if self._gates != gates and not self._gateless(rest):
+            if kept_now.gates != keeping.gates and not kept_now.gateless(rest):
                 # The keeping starts over with other gates (a JSON body may start
                 # next: `{` is one), which the rest may hold.
                 return cast("list[Event]", joined_events(self._take(), self.feed(rest)))
-            kept_now.append(rest)   # (after the tail, which it now holds)
-            self._room -= len(rest)
-            if self._closer_char in rest:
-                self._lt_piece = len(kept_now) - 1
-                self._lt_room = self._room
+            kept_now.keep(rest)   # (after the tail, which it now holds)
         return [] if capture is None or capture.progress is None else self._take()
 
     def _windows(self, chunk: str) -> list[Event]:
@@ -411,7 +326,7 @@ class Engine:
         """`feed` beyond its fast paths; `verdict`: what `_steps` found of the chunk
         after the arriving tail, when it could tell."""
         if type(chunk) is not str or self._mode is _CLOSED:
-            chunk = self._checked(chunk)
+            chunk = checked_chunk(chunk, closed=self._mode is _CLOSED)
         self._unkeep()
         if len(chunk) > WINDOW:
             return self._windows(chunk)
@@ -492,7 +407,8 @@ class Engine:
         """SCAN, nothing held: when a block start can only be arriving at the end of
         `text` (see `_arriving_at_end`), the text before it goes out as plain text and
         the rest waits as the tail; the events. Else None (the mode loop)."""
-        at = self._arriving_at_end(text, chunk_at, first)
+        at = arriving_at_end(self._scanner, self._arriving, text, chunk_at, first,
+                             self._limit - self._base)
         if at < 0:
             return None
         if at:
@@ -501,38 +417,6 @@ class Engine:
         self._tail = text[at:]
         self._plain = ""  # (a tail: `feed`'s plain fast path is off)
         return self._take()
-
-    def _arriving_at_end(self, text: str, chunk_at: int, first: int) -> int:
-        """Where a block start is arriving at the end of `text` (the dead tail, then the
-        chunk from `chunk_at`) from the chunk's last block-start character, when no
-        other position of the text can begin one (`first`: the first position after
-        the tail's dead one that can); else -1. Sets the arriving state."""
-        starts = self._scanner.starts
-        dfa = starts.dfa
-        if dfa is None or not self._opener_char:
-            return -1
-        at = text.rfind(self._opener_char, chunk_at)
-        if at < 0 or len(text) - at >= min(MAX_ATOM, self._limit - self._base - at):
-            return -1
-        # Every other position: no block-start character followed by one that can come
-        # second (the tail's first is dead: the verdict).
-        if first < at:
-            return -1
-        state = dfa.advance(dfa.initial, text[at:])
-        if state < 0:
-            return -1
-        self._arriving.stepped(dfa, state)
-        return at
-
-    def _checked(self, chunk: object) -> str:
-        """The chunk as a plain str; raises for a chunk of another type or a closed parser."""
-        if not isinstance(chunk, str):
-            raise ChunkTypeError(
-                f"feed() takes a str chunk, not {type(chunk).__name__}"
-                + (" (decode bytes first)" if isinstance(chunk, (bytes, bytearray)) else ""))
-        if self._mode is _CLOSED:
-            raise StreamClosedError("feed() called after close(); start a new StreamParser")
-        return chunk if type(chunk) is str else str(chunk)
 
     def _note_capture(self, capture: Capture) -> None:
         """After a chunk inside a block: its incremental events, and what the next chunk
@@ -552,12 +436,12 @@ class Engine:
                                and not self._output.waiting
                                and progress.follows(capture.run_list) else None)
 
-    def _keep_quiet(self, capture: Capture) -> list[str] | None:
+    def _keep_quiet(self, capture: Capture) -> Keeping | None:
         """Start keeping chunks unlexed when nothing can go out before a gate
         (`_dialect/gates.py`): a call has started, the block's tag is outside code for
         certain, no output is held, no atom longer than `KEPT_TAIL` is arriving, and
         there is room before the limit; with incremental events, the gates are the
-        event tags' and nothing streams (`CallProgress.gates`). The list kept (holding
+        event tags' and nothing streams (`CallProgress.gates`). The keeping (holding
         that atom), or None."""
         grammar, progress = capture.grammar, capture.progress
         found = ((grammar.gates, grammar.closers) if progress is None
@@ -574,27 +458,18 @@ class Engine:
             return None
         # A short atom still arriving (`]]>` waiting for its lookahead) is kept too,
         # and lexed again from its start at the next gate.
-        kept = self._kept = [tail] if tail else []
         self._tail = ""
-        self._gates = gates
-        self._gate = gates if len(gates) == 1 else ""
-        self._room = room
-        self._closers = closers.full if closers is not None else None
-        self._counts = closers.counts if closers is not None else None
-        self._may_begin = closers.may_begin if closers is not None else _maybe
-        char = self._closer_char = closers.start if closers is not None else ""
-        self._lt_piece = 0 if tail and char and char in tail else -1
-        self._lt_room = room
-        return kept
+        keeping = self._keeping = Keeping(tail, gates, closers, room)
+        return keeping
 
     def _unkeep(self) -> None:
         """The text kept becomes the tail, to be lexed from its start."""
-        kept = self._kept
-        if kept is None:
+        keeping = self._keeping
+        if keeping is None:
             return
-        self._kept = None
-        if kept:
-            self._tail = "".join(kept)
+        self._keeping = None
+        if keeping.chunks:
+            self._tail = keeping.text()
             self._arriving.clear()
 
     def _progress(self, capture: Capture) -> None:
@@ -668,13 +543,10 @@ class Engine:
 
     def _think(self, mode: Mode, text: str, pos: int, final: bool) -> tuple[int, bool]:
         """START or REASONING (`reasoning.py`): the region at the start of the stream."""
-        thinking = self._thinking
-        if thinking is None:  # the mode table guarantees it in these modes
-            raise AssertionError("a reasoning mode without reasoning formats")
+        thinking = cast(Thinking, self._thinking)   # (the mode table guarantees one)
         step = thinking.start if mode is Mode.START else thinking.read
         pos, waiting, move = step(self._output, text, pos, final)
-        if move is not None:
-            self._mode = next_mode(mode, move)
+        self._mode = next_mode(mode, move) if move is not None else mode
         return pos, waiting
 
     def _open(self, opener: Opener, text: str, base: int) -> int:
@@ -717,7 +589,7 @@ class Engine:
         capture = Capture(grammar, grammar.opener_rule[spec.name], start, ticket, limit,
                           progress)
         if not capture.open(spec, token):
-            self._fail(token, capture)
+            prose_mention(self._output, token, capture)
             return False
         self._capture = capture
         self._limit = limit
@@ -770,83 +642,18 @@ class Engine:
         self._limit = _NO_LIMIT
         if outcome == COMPLETE:
             self._mode = next_mode(self._mode, Move.COMPLETE)
-            self._complete(capture)
+            complete_block(self._output, capture, self._policy, self._new_id)
         elif capture.invoked and capture.ticket >= 0:
             # Broken calls, unless the tag was in code: wait for the tracker to say.
             self._mode = next_mode(self._mode, Move.WAIT)
-            self._undecided = self._waiting_block(capture)
+            self._undecided = waiting_block(self._output, capture)
         elif capture.invoked:
             # Broken calls (SPEC 3.2): the failed span runs on to its end.
             self._mode = next_mode(self._mode, Move.BREAK)
-            self._break(capture)
+            self._span = broken_span(self._output, capture)
         else:
             self._mode = next_mode(self._mode, Move.FAIL)
-            self._fail(capture.text, capture)
-
-    def _waiting_block(self, capture: Capture) -> Undecided:
-        """A failed block on a PENDING ticket: answered already if an earlier fork's
-        answer holds for its ticket too, else with a fork of the tracker to read ahead."""
-        output = self._output
-        known = (output.known_answer(capture.start, capture.ticket)
-                 if undecided_mode.SHARE_ANSWERS else None)
-        if known is not None:
-            return Undecided(capture, None, None, known)
-        fork = output.fork_tracker(capture.start)  # (the tracker is now at the tag)
-        return Undecided(capture, fork, output.md.ticket_group(capture.ticket))
-
-    def _complete(self, capture: Capture) -> None:
-        """A complete block goes out (or is held on its ticket). A held block's calls are
-        built when it goes out as a block, so a block in code draws no ids; with
-        incremental events its ids were drawn as its calls started."""
-        raw, start, typing = capture.text, capture.start, capture.grammar.header.typing
-        progress = capture.progress
-        if progress is not None:
-            calls = progress.finish(capture.calls, raw)   # each built when it was complete
-            prelude = progress.take()
-            if capture.ticket < 0:
-                self._output.block(ToolCallBlock(calls, raw, start, start + len(raw)), -1,
-                                   prelude)
-                return
-
-            def with_ids() -> ToolCallBlock:
-                progress.draw_ids()
-                ids = progress.ids()
-                return ToolCallBlock(tuple(replace(call, id=ids()) for call in calls), raw,
-                                     start, start + len(raw))
-
-            self._output.block(PendingBlock(raw, start, with_ids), capture.ticket, prelude)
-            return
-        raws, policy, new_id = capture.calls, self._policy, self._new_id
-
-        def build() -> ToolCallBlock:
-            return ToolCallBlock(build_calls(raws, raw, start, policy, new_id, typing), raw,
-                                 start, start + len(raw))
-
-        self._output.block(PendingBlock(raw, start, build) if capture.ticket >= 0 else build(),
-                           capture.ticket)
-
-    def _fail(self, released: str, capture: Capture) -> None:
-        """A prose mention: the failed text ends just before the failing token (a
-        failure only if its tag was outside code, which a ticket may decide later)."""
-        failure = BlockFailure(capture.reason, capture.start, capture.start + len(released),
-                               capture.at, capture.expected)
-        log_failure(failure)
-        self._output.failed(released, capture.start, failure, capture.ticket)
-
-    def _break(self, capture: Capture) -> None:
-        """Start the failed span of a block that broke after a call started (its
-        incremental events so far go out first; a CallsAborted goes with the span)."""
-        progress = capture.progress
-        aborted: tuple[Call, ...] = ()
-        if progress is not None:
-            progress.draw_ids()  # outside code for certain by now
-            self._output.progress(progress.take())
-            aborted = progress.started()
-        span = FailedSpan(capture.reason, capture.start, capture.at, capture.expected,
-                          capture.depth, capture.limit, aborted)
-        released = capture.text
-        span.add(self._output, released, 0, len(released), capture.start)
-        self._span = span
+            prose_mention(self._output, capture.text, capture)
 
     def _wait(self, text: str, final: bool) -> str | None:
         """UNDECIDED: take `text` into the waiting text; once the ticket is decided,
@@ -866,7 +673,7 @@ class Engine:
             self._output.text(undecided.failed_text, capture.start)
         else:
             self._mode = next_mode(self._mode, Move.NOT_CODE)
-            self._break(capture)
+            self._span = broken_span(self._output, capture)
         self._base = undecided.offset
         self._tail = ""
         return undecided.waiting_text
@@ -884,7 +691,3 @@ class Engine:
         self._span = None
         self._mode = next_mode(self._mode, Move.SPAN_END)
 
-
-def _maybe(head: str) -> bool:
-    """`Engine._may_begin` without closers (never asked: `_closes` answers first)."""
-    return True

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from toolparse._dialect import Dialect
-from toolparse._errors import ConfigError, ConfigTypeError
+from toolparse._errors import ChunkTypeError, ConfigError, ConfigTypeError, StreamClosedError
 from toolparse._reasoning import ReasoningFormat, Regions, reasoning_formats, resolve_format
 
-__all__ = ["check_max_capture", "checked_ids", "regions_for"]
+__all__ = ["check_max_capture", "checked_chunk", "checked_ids", "regions_for"]
 
 def check_max_capture(max_capture: object) -> None:
     if isinstance(max_capture, bool) or not isinstance(max_capture, int):
@@ -53,3 +53,15 @@ def regions_for(dialect: Dialect, reasoning: object, in_reasoning: object) -> Re
         raise ConfigTypeError(f"reasoning must be a reasoning format's name, 'auto' or None, "
                               f"not {type(reasoning).__name__}")
     return Regions(formats, dialect._reasoning_enders())
+
+
+def checked_chunk(chunk: object, *, closed: bool) -> str:
+    """A chunk `feed()` was given, as a plain str; raises for a chunk of another type or
+    a closed parser (API misuse, SPEC G8)."""
+    if not isinstance(chunk, str):
+        raise ChunkTypeError(
+            f"feed() takes a str chunk, not {type(chunk).__name__}"
+            + (" (decode bytes first)" if isinstance(chunk, (bytes, bytearray)) else ""))
+    if closed:
+        raise StreamClosedError("feed() called after close(); start a new StreamParser")
+    return chunk if type(chunk) is str else str(chunk)

@@ -27,7 +27,7 @@ from toolparse._markdown import Context
 from toolparse._stream.arriving import Arriving
 from toolparse._stream.output import Output
 
-__all__ = ["Opener", "Scanner", "scan"]
+__all__ = ["Opener", "Scanner", "arriving_at_end", "scan"]
 
 
 class Scanner:
@@ -151,3 +151,28 @@ def _arriving_opener(scanner: Scanner, text: str, start: int, stop: int
         if m is not None and m.partial:
             return at, -1
     return -1, -1
+
+
+def arriving_at_end(scanner: Scanner, arriving: Arriving, text: str, chunk_at: int,
+                    first: int, room: int) -> int:
+    """Where a block start is arriving at the end of `text` (a dead tail, then the
+    chunk from `chunk_at`) from the chunk's last block-start character, when no other
+    position of the text can begin one (`first`: the first position after the tail's
+    dead one that can), within `room` characters of the limit; else -1. Sets the
+    arriving state (`feed`'s path for a chunk that ends in `<`)."""
+    dfa = scanner.starts.dfa
+    char = scanner.opener_char
+    if dfa is None or not char:
+        return -1
+    at = text.rfind(char, chunk_at)
+    if at < 0 or len(text) - at >= min(MAX_ATOM, room - at):
+        return -1
+    # Every other position: no block-start character followed by one that can come
+    # second (the tail's first is dead: the verdict).
+    if first < at:
+        return -1
+    state = dfa.advance(dfa.initial, text[at:])
+    if state < 0:
+        return -1
+    arriving.stepped(dfa, state)
+    return at

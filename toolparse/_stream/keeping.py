@@ -1,0 +1,138 @@
+"""Chunks kept unlexed inside a started call: the engine's quiet path in a block.
+
+Once a call has started in a block whose tag is outside code for certain, with no
+output held, nothing can go out until a closing tag completes the block or ends its
+failed span (SPEC 3.2), or the limit or the end comes; with incremental events (SPEC
+7), until a tag that makes an event. Those tags end with a few characters, the
+grammar's *gates* (`_dialect/gates.py`: `>` for every bundled grammar). A chunk without
+one is only kept in a list (`Engine.feed`, inlined there). So is a chunk whose gates end
+no closing tag (`</parameter>`: the grammar's `closers`, tested from the last closer
+character kept, `Keeping.closes`). The chunk that may end one lexes the kept text up to
+its last gate (`Keeping.cut`), and what follows that gate is kept in turn. So a block is
+lexed once, when its close comes, and every event comes out in the same `feed()` as if
+every chunk had been lexed (tests/test_gates.py compares them feed by feed).
+
+Cost: a kept chunk is one `in` test and an append; a gate is one compiled match over at
+most `MAX_ATOM` characters (SPEC G6).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+from toolparse._dialect.gates import HEAD, Closers
+from toolparse._dialect.lexer import MAX_ATOM
+
+__all__ = ["KEPT_TAIL", "Keeping"]
+
+KEPT_TAIL: Final = 8
+"""The longest atom still arriving that chunks are kept after. Each gate lexes it again
+from its start, so a longer one (a quoted `>` in a tag) takes each chunk through its
+automaton instead: the bound keeps that re-reading to a few characters a gate (SPEC
+G6)."""
+
+
+class Keeping:
+    """The chunks kept since a call's quiet stretch began, and what ends it."""
+
+    __slots__ = ("chunks", "gates", "gate", "room", "closers", "counts", "may_begin",
+                 "closer_char", "lt_piece", "lt_room")
+
+    def __init__(self, tail: str, gates: str, closers: Closers | None, room: int) -> None:
+        self.chunks: list[str] = [tail] if tail else []
+        """The chunks kept (a short atom still arriving first, lexed again from its
+        start at the next gate)."""
+        self.gates = gates
+        """The characters that end the keeping, and `gate`, the one gate when there is
+        only one (else "")."""
+        self.gate = gates if len(gates) == 1 else ""
+        self.room = room
+        """How many more characters fit before the limit."""
+        self.closers: re.Pattern[str] | None = closers.full if closers is not None else None
+        """The closing tags a gate is tested against; None: every gate lexes the text
+        kept. `counts`: whether a match of them makes an event (None: every one)."""
+        self.counts: Callable[[re.Match[str]], bool] | None = (
+            closers.counts if closers is not None else None)
+        self.may_begin: Callable[[str], bool] = (
+            closers.may_begin if closers is not None else _maybe)
+        """`Closers.may_begin` of those closing tags."""
+        char = self.closer_char = closers.start if closers is not None else ""
+        """The character every closing tag begins with (and holds nowhere else)."""
+        self.lt_piece = 0 if tail and char and char in tail else -1
+        """The last kept piece holding `closer_char` (-1: none), and `room` just after it
+        was kept (`lt_room`): where a closing tag ending in the next chunk would begin."""
+        self.lt_room = room
+
+    def keep(self, chunk: str) -> None:
+        """Keep `chunk` (it fits: the caller checked `room`)."""
+        self.room -= len(chunk)
+        self.chunks.append(chunk)
+        if self.closer_char in chunk:
+            self.lt_piece = len(self.chunks) - 1
+            self.lt_room = self.room
+
+    def gateless(self, chunk: str) -> bool:
+        """Whether `chunk` holds none of several gates (`feed` tests one at once)."""
+        for gate in self.gates:
+            if gate in chunk:
+                return False
+        return True
+
+    def closes(self, chunk: str) -> bool:
+        """Whether a closing tag may end at one of `chunk`'s gates (`gates.py`,
+        `Closers`): one wholly in the chunk, or one from the last closer character kept
+        to the chunk's first. True when the grammar has no `closers`."""
+        closers = self.closers
+        if closers is None:
+            return True
+        found = closers.search(chunk)
+        if found is not None:
+            counts = self.counts
+            if counts is None:
+                return True
+            while found is not None:   # (a tag that makes no event: look further)
+                if counts(found):
+                    return True
+                found = closers.search(chunk, found.end())
+        return self._closes_across(chunk, closers)
+
+    def _closes_across(self, chunk: str, closers: re.Pattern[str]) -> bool:
+        """`closes` for a closing tag that began in a chunk kept before."""
+        at = self.lt_piece
+        if at < 0:
+            return False
+        char, kept = self.closer_char, self.chunks
+        piece = kept[at]
+        head = piece[piece.rfind(char):]
+        probe = head if len(head) >= HEAD else "".join([head, *kept[at + 1:at + HEAD], chunk])
+        if not self.may_begin(probe[:HEAD]):
+            # No closing tag begins at that character: none ends at this gate or any
+            # later one before the next such character is kept.
+            self.lt_piece = -1
+            return False
+        stop = chunk.find(char)
+        body = chunk if stop < 0 else chunk[:stop]
+        if len(head) + self.lt_room - self.room + len(body) > MAX_ATOM:
+            return False   # longer than any token the lexer takes
+        found = closers.match("".join([head, *kept[at + 1:], body]))
+        return found is not None and (self.counts is None or self.counts(found))
+
+    def cut(self, chunk: str) -> tuple[str, str]:
+        """`chunk` holds a gate: (the text kept, up to the chunk's last gate, to lex
+        now; the rest of the chunk, which holds none)."""
+        gates = self.gates
+        at = (chunk.rfind(gates) if len(gates) == 1
+              else max(chunk.rfind(gate) for gate in gates)) + 1
+        self.chunks.append(chunk[:at])
+        return "".join(self.chunks), chunk[at:]
+
+    def text(self) -> str:
+        """Everything kept, to be lexed from its start."""
+        return "".join(self.chunks)
+
+
+def _maybe(head: str) -> bool:
+    """`Keeping.may_begin` without closers (never asked: `closes` answers first)."""
+    return True
