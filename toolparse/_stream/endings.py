@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
 from toolparse._calls import CallPolicy, build_calls
-from toolparse._events import BlockFailure, ToolCallBlock
+from toolparse._dialect.build import RawCall
+from toolparse._events import BlockFailure, ToolCall, ToolCallBlock
 from toolparse._stream.capture import Capture
 from toolparse._stream.output import Output, PendingBlock
-from toolparse._stream.progress import Call
+from toolparse._stream.progress import Call, CallProgress
 from toolparse._stream.skip import FailedSpan, log_failure
 from toolparse._stream import undecided as undecided_mode
 from toolparse._stream.undecided import Undecided
@@ -29,7 +31,9 @@ __all__ = ["broken_span", "complete_block", "prose_mention", "waiting_block"]
 
 def complete_block(output: Output, capture: Capture, policy: CallPolicy | None,
                    new_id: Callable[[], str]) -> None:
-    """A complete block goes out (or is held on its ticket)."""
+    """A complete block goes out (or is held on its ticket). (The held block's builder
+    is a `partial`, not a closure: in the compiled build a closure and its environment
+    refer to each other, a cycle left for the collector.)"""
     raw, start, typing = capture.text, capture.start, capture.grammar.header.typing
     progress = capture.progress
     if progress is not None:
@@ -37,24 +41,28 @@ def complete_block(output: Output, capture: Capture, policy: CallPolicy | None,
         prelude = progress.take()
         if capture.ticket < 0:
             output.block(ToolCallBlock(calls, raw, start, start + len(raw)), -1, prelude)
-            return
-
-        def with_ids() -> ToolCallBlock:
-            progress.draw_ids()
-            ids = progress.ids()
-            return ToolCallBlock(tuple(replace(call, id=ids()) for call in calls), raw,
-                                 start, start + len(raw))
-
-        output.block(PendingBlock(raw, start, with_ids), capture.ticket, prelude)
+        else:
+            output.block(PendingBlock(raw, start, partial(_with_ids, progress, calls, raw,
+                                                          start)), capture.ticket, prelude)
         return
-    raws = capture.calls
-
-    def build() -> ToolCallBlock:
-        return ToolCallBlock(build_calls(raws, raw, start, policy, new_id, typing), raw,
-                             start, start + len(raw))
-
+    build = partial(_built, capture.calls, raw, start, policy, new_id, typing)
     output.block(PendingBlock(raw, start, build) if capture.ticket >= 0 else build(),
                  capture.ticket)
+
+
+def _built(raws: tuple[RawCall, ...], raw: str, start: int, policy: CallPolicy | None,
+           new_id: Callable[[], str], typing: str) -> ToolCallBlock:
+    return ToolCallBlock(build_calls(raws, raw, start, policy, new_id, typing), raw, start,
+                         start + len(raw))
+
+
+def _with_ids(progress: CallProgress, calls: tuple[ToolCall, ...], raw: str,
+              start: int) -> ToolCallBlock:
+    """A held block whose calls were built as they completed: its ids drawn now."""
+    progress.draw_ids()
+    ids = progress.ids()
+    return ToolCallBlock(tuple(replace(call, id=ids()) for call in calls), raw, start,
+                         start + len(raw))
 
 
 def prose_mention(output: Output, released: str, capture: Capture) -> None:
