@@ -1,0 +1,147 @@
+"""What the proxy counts, for `GET /metrics` in Prometheus's text format (SPEC 9), through
+`prometheus-client`.
+
+The names and labels are an interface (dashboards rely on them; docs/serve.md lists
+them). Label values are bounded: route names and dialect names from the configuration,
+reason and status codes from toolparse, error kinds from `UPSTREAM_ERRORS`; never a
+string a client sent (a request's `model` picks a route and is never a label).
+
+Each app has its own registry, so that several apps in one process (tests, an embedder)
+count apart. With `toolparse serve --workers N`, the workers count in shared files
+(prometheus-client's multiprocess mode, `PROMETHEUS_MULTIPROC_DIR`): any worker's
+`/metrics` then answers for all of them.
+
+Cost: the counters a request touches are looked up once per request (`RouteMetrics`);
+per upstream read, one histogram observation.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Final
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.metrics import MetricWrapperBase
+
+__all__ = ["CONTENT_TYPE", "MULTIPROCESS_VARIABLE", "UPSTREAM_ERRORS", "Metrics", "RouteMetrics"]
+
+CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
+MULTIPROCESS_VARIABLE: Final = "PROMETHEUS_MULTIPROC_DIR"
+
+UPSTREAM_ERRORS: Final = ("unreachable", "timeout", "dropped", "status_4xx", "status_5xx")
+"""`toolparse_upstream_errors_total`'s kinds: not reached (502), no answer in time (504,
+or a read time-out mid-stream), an answer that broke off, an error status."""
+
+_LATENCY_BUCKETS: Final = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                           0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+_CHUNK_BUCKETS: Final = (0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001,
+                         0.0025, 0.005, 0.01, 0.025, 0.1)
+_REQUEST_BUCKETS: Final = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+                           30.0, 60.0, 120.0, 300.0, 600.0)
+
+
+class Metrics:
+    """The proxy's metrics, in a registry of their own."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        registry = self.registry
+        self.requests = Counter(
+            "toolparse_requests", "Requests answered, by route and HTTP status",
+            ("route", "code"), registry=registry)
+        self.calls = Counter(
+            "toolparse_calls", "Tool calls read, by route, dialect and status "
+            "(unchecked, valid, repaired, rejected)", ("route", "dialect", "status"),
+            registry=registry)
+        self.rejected = Counter(
+            "toolparse_rejected_calls", "Rejected tool calls, by reason",
+            ("route", "dialect", "reason"), registry=registry)
+        self.failed_blocks = Counter(
+            "toolparse_failed_blocks", "Tool-call blocks that did not parse, by reason",
+            ("route", "dialect", "reason"), registry=registry)
+        self.foreign = Counter(
+            "toolparse_foreign_markup", "Markup of a bundled dialect the route does not read, "
+            "by the dialect seen", ("route", "dialect", "seen"), registry=registry)
+        self.reasoning = Counter(
+            "toolparse_reasoning_chars", "Characters of reasoning sent apart from the content",
+            ("route",), registry=registry)
+        self.upstream_errors = Counter(
+            "toolparse_upstream_errors", "Upstream failures, by kind", ("route", "kind"),
+            registry=registry)
+        self.open_streams = Gauge(
+            "toolparse_open_streams", "Streams being sent", ("route",), registry=registry,
+            multiprocess_mode="livesum")
+        self.first_byte = Histogram(
+            "toolparse_first_byte_seconds", "Latency the proxy adds before the client's "
+            "first byte: its work before the upstream request, and from the upstream's "
+            "first byte to its own", ("route",), buckets=_LATENCY_BUCKETS, registry=registry)
+        self.chunk = Histogram(
+            "toolparse_chunk_seconds", "Time to rewrite one read of an upstream stream",
+            ("route",), buckets=_CHUNK_BUCKETS, registry=registry)
+        self.request_time = Histogram(
+            "toolparse_request_seconds", "Whole requests, from arrival to the last byte",
+            ("route",), buckets=_REQUEST_BUCKETS, registry=registry)
+
+    def route(self, name: str, dialect: str) -> RouteMetrics:
+        return RouteMetrics(self, name, dialect)
+
+    def exposition(self) -> bytes:
+        """The text format, for `GET /metrics`: this app's registry, or every worker's
+        in multiprocess mode."""
+        if os.environ.get(MULTIPROCESS_VARIABLE):
+            from prometheus_client import multiprocess
+
+            registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+            return generate_latest(registry)
+        return generate_latest(self.registry)
+
+
+class RouteMetrics:
+    """One route's children of the metrics, looked up once (the labels never change)."""
+
+    __slots__ = ("_metrics", "name", "dialect", "chunk", "first_byte", "request_time",
+                 "open_streams", "reasoning", "_children")
+
+    def __init__(self, metrics: Metrics, name: str, dialect: str) -> None:
+        self._metrics = metrics
+        self.name = name
+        self.dialect = dialect
+        self.chunk = metrics.chunk.labels(name)
+        self.first_byte = metrics.first_byte.labels(name)
+        self.request_time = metrics.request_time.labels(name)
+        self.open_streams = metrics.open_streams.labels(name)
+        self.reasoning = metrics.reasoning.labels(name)
+        self._children: dict[tuple[str, ...], MetricWrapperBase] = {}
+
+    def _child(self, metric: MetricWrapperBase, *labels: str) -> Counter:
+        key = (metric._name, *labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(self.name, *labels)
+        return child  # type: ignore[return-value]
+
+    def request(self, code: int) -> None:
+        self._child(self._metrics.requests, str(code)).inc()
+
+    def call(self, status: str, dialect: str | None = None) -> None:
+        self._child(self._metrics.calls, dialect or self.dialect, status).inc()
+
+    def rejected(self, reason: str, dialect: str | None = None) -> None:
+        self._child(self._metrics.rejected, dialect or self.dialect, reason).inc()
+
+    def failed_block(self, reason: str, dialect: str | None = None) -> None:
+        self._child(self._metrics.failed_blocks, dialect or self.dialect, reason).inc()
+
+    def foreign(self, seen: str) -> None:
+        self._child(self._metrics.foreign, self.dialect, seen).inc()
+
+    def upstream_error(self, kind: str) -> None:
+        self._child(self._metrics.upstream_errors, kind).inc()
