@@ -270,3 +270,22 @@ def test_a_watched_parser_gives_the_same_events() -> None:
             [type(e) for e in reference.feed(piece)]
     assert parser.close() == reference.close()
     assert watch.foreign_seen == {"deepseek"}
+
+
+def test_read_times_are_a_prometheus_histogram() -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    metrics = Metrics()
+    timings = metrics.route("r", "deepseek").chunk
+    for seconds in (0.00001, 0.000011, 0.003, 7.0):   # a bound itself is in its bucket
+        timings.observe(seconds)
+    family = next(f for f in text_string_to_metric_families(metrics.exposition().decode())
+                  if f.name == "toolparse_chunk_seconds")
+    samples = {(s.name, s.labels.get("le")): s.value for s in family.samples}
+    assert samples[("toolparse_chunk_seconds_bucket", "1e-05")] == 1
+    assert samples[("toolparse_chunk_seconds_bucket", "2.5e-05")] == 2
+    assert samples[("toolparse_chunk_seconds_bucket", "0.005")] == 3
+    assert samples[("toolparse_chunk_seconds_bucket", "0.1")] == 3
+    assert samples[("toolparse_chunk_seconds_bucket", "+Inf")] == 4
+    assert samples[("toolparse_chunk_seconds_count", None)] == 4
+    assert abs(samples[("toolparse_chunk_seconds_sum", None)] - 7.003021) < 1e-9

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import logging
 import os
 import resource
 import socket
@@ -324,19 +325,28 @@ def test_a_request_id_comes_back_on_every_answer(proxy: Running) -> None:
 
 # ---- foreign markup ----------------------------------------------------------------------------
 
-def test_foreign_markup_is_counted_reported_and_passed_on(proxy: Running) -> None:
+def test_foreign_markup_is_counted_reported_and_passed_on(
+        proxy: Running, caplog: pytest.LogCaptureFixture) -> None:
     before = metrics_of(proxy)
-    with client_of(proxy) as client:
+    with client_of(proxy) as client, caplog.at_level(logging.INFO, "toolparse.serve"):
         raw = client.chat.completions.with_raw_response.create(
             model="NousResearch/Hermes-4-70B",
             messages=[{"role": "user", "content": DEEPSEEK_R1}])
         choice = raw.parse().choices[0]
+        streamed = httpx2.post(proxy.url + "/v1/chat/completions", json={
+            "model": "NousResearch/Hermes-4-70B", "stream": True,
+            "messages": [{"role": "user", "content": DEEPSEEK_R1}]}).text
     assert raw.headers["x-toolparse-foreign-markup"] == "deepseek"
     assert choice.finish_reason == "stop" and not choice.message.tool_calls
     assert DEEPSEEK_R1.endswith(choice.message.content)          # as content, whole
-    streamed = httpx2.post(proxy.url + "/v1/chat/completions", json={
-        "model": "NousResearch/Hermes-4-70B", "stream": True,
-        "messages": [{"role": "user", "content": DEEPSEEK_R1}]}).text
+    # One line per answer, whole or streamed in 5-character pieces alike: the block from
+    # its opener on (at most 200 characters), its line in the answer.
+    block = DEEPSEEK_R1[DEEPSEEK_R1.index("<｜DSML｜function_calls>"):]
+    lines = [record.toolparse for record in caplog.records  # type: ignore[attr-defined]
+             if getattr(record, "toolparse", {}).get("event") == "foreign_markup"]
+    assert [(line["seen"], line["excerpt"], line["reason"]) for line in lines] == \
+        [("deepseek", block, "sent_as_content")] * 2
+    assert all("at line 7 is deepseek markup" in line["message"] for line in lines)
     comment = ": x-toolparse-foreign-markup: deepseek\n\n"
     assert comment in streamed and streamed.index(comment) < streamed.index("data: [DONE]")
     after = metrics_of(proxy)

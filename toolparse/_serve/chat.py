@@ -23,8 +23,9 @@ before a stream's `[DONE]`, whose headers went out first).
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any, Final
 
 import anyio
@@ -211,6 +212,16 @@ def _unchanged(answer: bytes, why: str) -> tuple[bytes, str]:
 
 async def _rewritten(upstream: httpx2.Response, translator: StreamTranslator, watch: Watch,
                      info: RequestInfo) -> AsyncIterator[bytes]:
+    async with contextlib.aclosing(_translated(upstream, translator, watch, info)) as outs:
+        try:
+            async for out in outs:
+                yield out
+        finally:       # the end, or a client that left: the last log lines go out
+            watch.finish()
+
+
+async def _translated(upstream: httpx2.Response, translator: StreamTranslator, watch: Watch,
+                      info: RequestInfo) -> AsyncGenerator[bytes, None]:
     metrics: RouteMetrics = watch.metrics
     metrics.open_streams.inc()
     complete = True

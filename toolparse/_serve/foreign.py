@@ -44,7 +44,7 @@ Sighting = Callable[[str, str, int], None]
 class ForeignMarkup:
     """For one route's dialect: the other bundled dialects' openers."""
 
-    __slots__ = ("own", "others", "_search", "_starts", "_probe")
+    __slots__ = ("own", "others", "_search", "_starts", "_probe", "may_open")
 
     def __init__(self, own: Dialect, others: tuple[Dialect, ...]) -> None:
         self.own = own
@@ -54,6 +54,9 @@ class ForeignMarkup:
         self._search = starts.search
         self._starts = starts.start_search
         self._probe = starts.probe
+        self.may_open = self._starts.search
+        """Where in a text an opener could start (`<` and a character that can follow
+        it, or the text's end), or None: no text without it holds or starts one."""
 
     def seen_at(self, text: str, at: int) -> str | None:
         """The first other dialect whose opener matches at `at`, unless the route's own
@@ -79,8 +82,11 @@ class ForeignMarkup:
         """Report each sighting in `text` (whose first line is `line`) to `found`;
         return the end of `text` that could still become an opener with what comes
         next ("" when none)."""
+        candidate = self._starts.search(text)
+        if candidate is None:    # prose: no character an opener starts with
+            return ""
         search = self._search.search
-        match = search(text)
+        match = search(text, candidate.start())
         end = 0
         while match is not None:
             at = match.start()
@@ -102,25 +108,26 @@ class ForeignMarkup:
 class Spotter:
     """One choice's content, searched as it goes out."""
 
-    __slots__ = ("_markup", "_carry", "_found")
+    __slots__ = ("_markup", "carry", "_found")
 
     def __init__(self, markup: ForeignMarkup, found: Sighting) -> None:
         self._markup = markup
-        self._carry = ""
+        self.carry = ""
+        """The end of the text so far that could still become an opener."""
         self._found = found
 
     def text(self, text: str, line: int) -> None:
         """A piece of content that went out, in order; `line`: its first line's number."""
-        carry = self._carry
+        carry = self.carry
         if carry:
             text = carry + text
             line -= carry.count("\n")
-        self._carry = self._markup.scan(text, line, self._found)
+        self.carry = self._markup.scan(text, line, self._found)
 
     def gap(self) -> None:
         """Something that is not content came between (a block, a failed block's text,
         reasoning): an opener cannot span it."""
-        self._carry = ""
+        self.carry = ""
 
 
 def foreign_markup(dialect: str | Dialect) -> ForeignMarkup | None:
