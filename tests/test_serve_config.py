@@ -289,3 +289,58 @@ def test_read_times_are_a_prometheus_histogram() -> None:
     assert samples[("toolparse_chunk_seconds_bucket", "+Inf")] == 4
     assert samples[("toolparse_chunk_seconds_count", None)] == 4
     assert abs(samples[("toolparse_chunk_seconds_sum", None)] - 7.003021) < 1e-9
+
+
+def test_a_port_in_use_exits_3(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "toolparse", "serve", "--config", str(write(tmp_path, GOOD)),
+             "--port", str(port)], capture_output=True, text=True, timeout=60,
+            env={"PATH": "/usr/bin:/bin", "TOOLPARSE_TEST_KEY": "k"})
+    assert done.returncode == 3, done.stderr
+    assert "address already in use" in done.stderr.lower()
+
+
+def test_the_fleet_example_of_the_docs_loads(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "serve.md").read_text(encoding="utf-8")
+    example = page[page.index("```toml\n") + len("```toml\n"):]
+    example = example[:example.index("```")]
+    monkeypatch.setenv("GLM_KEY", "k")
+    config = load_fleet(write(tmp_path, example), ServeConfig())
+    router = Router(config, Metrics())
+    taken = {model: getattr(router.match(model), "name", None) for model in (
+        "Qwen/Qwen3-Coder-30B-A3B-Instruct", "zai-org/GLM-4.6", "deepseek-ai/DeepSeek-R1-0528",
+        "meta-llama/Llama-4-Scout")}
+    assert taken == {"Qwen/Qwen3-Coder-30B-A3B-Instruct": "qwen", "zai-org/GLM-4.6": "glm",
+                     "deepseek-ai/DeepSeek-R1-0528": "r1", "meta-llama/Llama-4-Scout": "rest"}
+    assert page.index("## A fleet behind one address") < page.index("## Quick start")
+
+
+def test_the_serve_extra_is_in_the_test_extra() -> None:
+    # CI installs exactly '.[test]', which repeats the serve extra.
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml")
+                            .read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    assert "prometheus-client>=0.20" in extras["serve"]
+    assert set(extras["serve"]) <= set(extras["test"])
+
+
+def test_a_dead_workers_open_streams_leave_the_gauge(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # Multiprocess mode (--workers): the files of a worker that died are read by nobody
+    # alive; a worker that starts takes its open streams out.
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (tmp_path / f"gauge_livesum_{dead}.db").write_bytes(b"")
+    (tmp_path / f"counter_{dead}.db").write_bytes(b"")
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    Metrics()
+    assert sorted(path.name for path in tmp_path.iterdir()) == [f"counter_{dead}.db"]

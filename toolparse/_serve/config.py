@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
 from toolparse._dialect import Dialect
+from toolparse._errors import ConfigError
 from toolparse.openai import OnRejected
 
 __all__ = ["CLIENT_TIMEOUTS", "DEFAULT_BODY_TIMEOUT", "DEFAULT_HEADER_TIMEOUT", "DEFAULT_MAX_BODY",
@@ -148,6 +149,9 @@ class ServeConfig:
         (named `default`, every model) that the one-route fields describe."""
         if self.routes:
             return self.upstreams, self.routes
+        if not self.upstream:
+            raise ConfigError("ServeConfig needs an upstream (one route for every model) or "
+                              "routes and their upstreams")
         upstream = Upstream(DEFAULT_ROUTE, self.upstream, timeout=self.timeout)
         route = Route(DEFAULT_ROUTE, "*", DEFAULT_ROUTE, dialect=self.dialect,
                       reasoning=self.reasoning, in_reasoning=self.in_reasoning,

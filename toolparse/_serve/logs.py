@@ -58,8 +58,9 @@ def _as_text(record: dict[str, Any]) -> str:
         if key == "event" or value is None:
             continue
         text = value if isinstance(value, (int, float)) else str(value)
-        if isinstance(text, str) and (not text or any(c.isspace() or c in '"=' for c in text)):
-            text = json.dumps(text, ensure_ascii=False)
+        if isinstance(text, str) and (not text or not text.isprintable()
+                                      or any(c in ' "=' for c in text)):
+            text = json.dumps(text, ensure_ascii=False)   # one line, control codes escaped
         parts.append(f"{key}={text}")
     return " ".join(parts)
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 from bisect import bisect_left
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Final
 
 from prometheus_client import (
@@ -59,6 +60,9 @@ class Metrics:
     """The proxy's metrics, in a registry of their own."""
 
     def __init__(self) -> None:
+        shared = os.environ.get(MULTIPROCESS_VARIABLE)
+        if shared:
+            _forget_dead_workers(shared)
         self.registry = CollectorRegistry(auto_describe=True)
         registry = self.registry
         self.requests = Counter(
@@ -116,6 +120,27 @@ class Metrics:
             multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
             return generate_latest(registry)
         return generate_latest(self.registry)
+
+
+def _forget_dead_workers(shared: str) -> None:
+    """In multiprocess mode, a worker that starts (uvicorn restarts one that died) takes
+    the open-stream counts of dead workers out of the gauge (their counters stay)."""
+    from prometheus_client import multiprocess
+
+    for path in Path(shared).glob("gauge_live*_*.db"):
+        pid = path.stem.rsplit("_", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            multiprocess.mark_process_dead(int(pid), shared)  # type: ignore[no-untyped-call]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class Timings:
