@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from toolparse._dialect import Dialect
 from toolparse._events import Reasoning, StreamEvent, Text, ToolCallBlock
-from toolparse._reasons import quoted, failure_message, rejection_message
+from toolparse._reasons import failure_message, quoted, rejection_message
 from toolparse._serve.foreign import ForeignMarkup, Spotter
 from toolparse._serve.logs import EXCERPT, excerpt, log_event
 from toolparse._serve.metrics import RouteMetrics
