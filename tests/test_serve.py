@@ -381,16 +381,22 @@ def test_serve_command_without_the_extra_says_so_in_one_line(tmp_path: Path) -> 
         env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0
-    assert "pip install 'toolparse[serve]'" in result.stderr
+    assert "pip install '.[serve]'" in result.stderr
     assert "Traceback" not in result.stderr
 
 
-def test_serve_command_binds_loopback_unless_told() -> None:
-    from toolparse._cli.main import _argument_parser
+def test_serve_command_binds_loopback_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    import toolparse._serve
+    from toolparse._cli.main import main
 
-    args = _argument_parser().parse_args(["serve", "--upstream", "http://127.0.0.1:8080/v1"])
-    assert (args.host, args.port, args.on_rejected, args.stream_arguments) == \
-        ("127.0.0.1", 8000, "content", False)
+    started: list[tuple[ServeConfig, dict[str, Any]]] = []
+    monkeypatch.setattr(toolparse._serve, "run",
+                        lambda config, **where: started.append((config, where)))
+    assert main(["serve", "--upstream", "http://127.0.0.1:8080/v1"]) == 0
+    config, where = started[0]
+    assert (where["host"], where["port"], config.on_rejected, config.stream_arguments,
+            config.reasoning, config.in_reasoning, config.on_foreign_markup) == \
+        ("127.0.0.1", 8000, "content", False, "auto", False, "warn")
 
 
 def test_serve_command_passes_its_flags_to_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -445,10 +451,22 @@ def test_several_workers_serve_the_same_answers(upstream: tuple[Running, Upstrea
                 assert (final.choices[0].message.content or "") == expected.content
                 assert calls_of(final.choices[0].message) == without_ids(expected.calls)
         assert len(_children(process.pid)) >= 2
+        # Whichever worker answers /metrics counts the requests of both: the workers
+        # count in files of one directory, each in its own.
+        workers = _children(process.pid)
+        environ = Path(f"/proc/{workers[0]}/environ").read_bytes().split(b"\0")
+        shared = Path(next(item for item in environ if item.startswith(
+            b"PROMETHEUS_MULTIPROC_DIR=")).split(b"=", 1)[1].decode())
+        counted = {path.stem.rsplit("_", 1)[-1] for path in shared.glob("*.db")}
+        assert len(counted) >= 2 and counted <= {str(pid) for pid in workers}
+        for _ in range(4):
+            scraped = httpx2.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+            assert 'toolparse_requests_total{code="200",route="default"} 8.0' in scraped
     finally:
         process.terminate()
         _, stderr = process.communicate(timeout=30)
     assert b"Traceback" not in stderr
+    assert not shared.exists()          # the directory was the command's own: removed
 
 
 def _healthy(port: int) -> bool:

@@ -8,7 +8,9 @@ Errors the upstream makes pass through as they came (status, body, content type)
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any
 from urllib.parse import quote, unquote_to_bytes
 
 import httpx2
@@ -17,8 +19,40 @@ from starlette.responses import Response
 
 from toolparse._serve.codec import dumps
 
-__all__ = ["ProxyError", "body_of", "error_response", "path_under_v1", "read_body",
-           "request_headers", "response_headers", "upstream_failure", "upstream_request"]
+__all__ = ["INFO", "ProxyError", "RequestInfo", "body_of", "error_response", "info_of",
+           "path_under_v1", "read_body", "request_headers", "response_headers",
+           "upstream_failure", "upstream_request"]
+
+INFO = "toolparse.request"
+"""The key of a request's `RequestInfo` in its ASGI scope."""
+
+
+class RequestInfo:
+    """What the access log and the metrics need to know of one request, filled in as
+    it is answered (`app._AccessLog` makes it; the routes fill it)."""
+
+    __slots__ = ("request_id", "started", "route", "upstream_sent", "first_read")
+
+    def __init__(self, request_id: str, started: float) -> None:
+        self.request_id = request_id
+        self.started = started
+        self.route: Any = None
+        """The route it took (a `routing.RouteRuntime`), once known."""
+        self.upstream_sent: float | None = None
+        """When its upstream request was sent (`time.perf_counter()`)."""
+        self.first_read: float | None = None
+        """When the upstream's answer first arrived: its first read of a stream, or the
+        whole of a JSON answer."""
+
+
+def info_of(request: Request) -> RequestInfo:
+    """The request's `RequestInfo` (a fresh one when the app runs without its access
+    log, as a test may)."""
+    info = request.scope.get(INFO)
+    if info is None:
+        info = request.scope[INFO] = RequestInfo("-", time.perf_counter())
+    return info
+
 
 _HOP_BY_HOP = frozenset({
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te",
@@ -57,13 +91,14 @@ def error_response(status: int, message: str, kind: str, code: str) -> Response:
 
 
 def upstream_request(client: httpx2.AsyncClient, request: Request, path: bytes,
-                     body: bytes) -> httpx2.Request:
+                     body: bytes, api_key: str | None = None) -> httpx2.Request:
     """The request to send upstream for `request`: its method, body and end-to-end
     headers, to `path` (raw, percent-encoded) under the upstream's base URL, with the
-    query string it came with (if any)."""
+    query string it came with (if any). With `api_key` (the upstream's own), that key
+    is sent in place of the client's `Authorization` header."""
     base = str(client.base_url)
     url = _under(base, path) if len(path) <= 256 else _under.__wrapped__(base, path)
-    headers = request_headers(request.headers.items())
+    headers = request_headers(request.headers.items(), api_key)
     query = request.url.query
     if query:
         return client.build_request(request.method, url, content=body, headers=headers,
@@ -100,9 +135,14 @@ def _under(base: str, path: bytes) -> httpx2.URL:
     return url.copy_with(raw_path=url.raw_path.rstrip(b"/") + b"/" + path.lstrip(b"/"))
 
 
-def request_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-    return [*((name, value) for name, value in headers if name.lower() not in _NOT_FORWARDED),
-            _IDENTITY]
+def request_headers(headers: Iterable[tuple[str, str]],
+                    api_key: str | None = None) -> list[tuple[str, str]]:
+    if api_key is None:
+        return [*((name, value) for name, value in headers
+                  if name.lower() not in _NOT_FORWARDED), _IDENTITY]
+    return [*((name, value) for name, value in headers
+              if name.lower() not in _NOT_FORWARDED and name.lower() != "authorization"),
+            ("authorization", f"Bearer {api_key}"), _IDENTITY]
 
 
 def body_of(upstream: httpx2.Response) -> AsyncIterator[bytes]:
@@ -144,7 +184,8 @@ def _too_large(limit: int) -> ProxyError:
 
 
 def upstream_failure(error: httpx2.TransportError, timeout: float) -> ProxyError:
-    """The proxy's answer when the upstream could not be reached or did not answer."""
+    """The proxy's answer when the upstream could not be reached or did not answer
+    (its `code`: `upstream_timeout` or `upstream_unreachable`)."""
     if isinstance(error, httpx2.TimeoutException):
         return ProxyError(504, f"the upstream did not answer within {timeout:g} s "
                           "(the server's --timeout)", "upstream_error", "upstream_timeout")

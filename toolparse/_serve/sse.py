@@ -30,6 +30,7 @@ once, when it ends).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any, Final
 
 from toolparse._errors import ChunkFormatError
@@ -154,11 +155,15 @@ class StreamTranslator:
     stop reading: the client's stream has its `[DONE]` and nothing more will be sent.
     """
 
-    __slots__ = ("_decoder", "_rewriter", "_done", "_run", "_last", "chunks", "ended")
+    __slots__ = ("_decoder", "_rewriter", "_done", "_run", "_last", "_trailer", "chunks",
+                 "ended")
 
-    def __init__(self, rewriter: StreamRewriter[Any], max_event: int = MAX_EVENT) -> None:
+    def __init__(self, rewriter: StreamRewriter[Any], max_event: int = MAX_EVENT,
+                 trailer: Callable[[], bytes] | None = None) -> None:
         self._decoder = SSEDecoder(max_event)
         self._rewriter = rewriter
+        self._trailer = trailer
+        """What goes out just before `[DONE]` (an SSE comment, say), asked for then."""
         self._run = Run()
         self._done = False
         """[DONE] has gone out: the rewrite is over (later events pass as they came)."""
@@ -273,7 +278,8 @@ class StreamTranslator:
 
     def _close(self) -> bytes:
         closing = self._rewriter.close()
-        text = b"".join([b"data: " + dumps(out) + b"\n\n" for out in closing]) + DONE
+        trailer = self._trailer() if self._trailer is not None else b""
+        text = b"".join([b"data: " + dumps(out) + b"\n\n" for out in closing]) + trailer + DONE
         self._done = True
         return text
 
