@@ -116,7 +116,7 @@ def test_under_auto_the_grammar_that_read_the_block_spells_it() -> None:
 
 def test_tags_are_spelled_by_the_grammar_file(tmp_path: Path) -> None:
     # The same failure under an edited copy of the grammar: the sentence follows the file.
-    source = (REPO / "grammars" / "qwen3_coder.lark").read_text(encoding="utf-8")
+    source = (REPO / "grammars" / "dialects" / "qwen3_coder.lark").read_text(encoding="utf-8")
     edited = tmp_path / "renamed.lark"
     edited.write_text(source.replace('"</function>"', '"</fn>"'), encoding="utf-8")
     dialect = Dialect.from_file(edited)

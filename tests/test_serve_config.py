@@ -159,7 +159,7 @@ def test_workers_get_the_routes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     from toolparse._serve import server
 
     grammar = tmp_path / "mine.lark"
-    grammar.write_text((Path(toolparse.__file__).parents[1] / "grammars" / "hermes.lark")
+    grammar.write_text((Path(toolparse.__file__).parents[1] / "grammars" / "dialects" / "hermes.lark")
                        .read_text(encoding="utf-8"), encoding="utf-8")
     text = GOOD.replace('dialect = "qwen3_coder"', 'grammar = "mine.lark"')
     config = load_fleet(write(tmp_path, text), ServeConfig())
