@@ -10,6 +10,7 @@ import pytest
 
 import toolparse
 from toolparse import Dialect
+from conftest import stream
 from toolparse._reasons import (
     FAILURE_REASONS,
     REJECTION_REASONS,
@@ -196,3 +197,23 @@ def test_every_rejection_code_has_its_sentence() -> None:
         assert f"({code})" not in sentence
         sentences.add(sentence)
     assert len(sentences) == len(REJECTION_REASONS)
+
+
+def test_the_events_carry_their_reasons_in_words() -> None:
+    # Issue 44, item 5: `reason` stays the code, and the event says it in words too.
+    text = ('Use <tool_calls> to wrap. <tool_calls>\n<invoke name="a">\n'
+            '<parameter name="x">1</parameter>\noops\n</invoke></tool_calls>')
+    mention, broken = toolparse.parse(text).failures
+    assert mention.message.startswith("`<tool_calls>` at line 1 starts no call")
+    assert broken.reason == "unexpected_token" and "before `oops` at line 4" in broken.message
+    # Not part of a failure's identity: every chunking compares equal (SPEC G2).
+    streamed = [e.failure for e in stream(list(text)) if getattr(e, "failure", None)]
+    assert streamed == [mention, broken] and streamed[1].message == broken.message
+    tools = [{"name": "a", "parameters": {"type": "object", "properties": {
+        "x": {"type": "integer"}}, "required": ["x"], "additionalProperties": False}}]
+    (bad,) = toolparse.parse('<tool_calls><invoke name="b"/></tool_calls>', tools=tools).calls
+    assert bad.reason == "unknown_tool" and bad.message == "`b` is not one of the request's tools"
+    (good,) = toolparse.parse('<tool_calls><invoke name="a"><parameter name="x">1</parameter>'
+                              '</invoke></tool_calls>', tools=tools).calls
+    assert good.accepted and good.message is None
+    assert toolparse.BlockFailure("truncated", 0, 5, 5).message == "the block failed (truncated)"

@@ -63,6 +63,8 @@ from toolparse._stream import DEFAULT_MAX_CAPTURE, StreamParser, parse
 # The events' reprs and notebook views: `_display` registers them with `_events` (which,
 # at the bottom of the house, imports nothing above it).
 from toolparse import _display as _display  # noqa: E402,F401
+# Failures and rejections in words (`BlockFailure.message`, `ToolCall.message`).
+from toolparse import _reasons as _reasons  # noqa: E402,F401
 
 __all__ = [
     "ArgumentsDelta",

@@ -74,7 +74,8 @@ if hasattr(os, "register_at_fork"):
 
 @dataclass(frozen=True, slots=True)
 class BlockFailure:
-    """Why and where a tool-call block failed (SPEC 3.2). Never holds content."""
+    """Why and where a tool-call block failed (SPEC 3.2): a stable code and offsets;
+    `message` says it in words."""
 
     reason: str
     """A stable code: `unexpected_token` (the grammar cannot accept what comes there),
@@ -98,6 +99,18 @@ class BlockFailure:
 
     expected: tuple[str, ...] = ()
     """What the grammar would have accepted there: terminal names, sorted."""
+
+    context: Any = field(default=None, compare=False, repr=False)
+    """What `message` is made from, set by the parser (the failed text and the grammar
+    that read it); not part of the failure's identity (G2 compares the rest)."""
+
+    @property
+    def message(self) -> str:
+        """The reason in words, in the model's own terms, every tag spelled by the
+        grammar (docs/semantics.md, "Reasons in words"): what the model wrote wrong,
+        and where, in lines counted from the block's first line (``</parameter>`
+        missing before `</invoke>` at line 3`)."""
+        return _view("failure_message", self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +205,13 @@ class ToolCall:
     def hint(self) -> str | None:
         """For a rejected call: one sentence to send back to the model."""
         return self.repair.hint if self.repair is not None else None
+
+    @property
+    def message(self) -> str | None:
+        """For a rejected call: why, in words, for a person reading a log (its tool,
+        what its arguments did wrong, by JSON pointer, never a value: docs/semantics.md,
+        "Reasons in words"); None for a call that was not rejected."""
+        return _view("rejection_message", self) if self.status == "rejected" else None
 
     @property
     def arguments_json(self) -> str:

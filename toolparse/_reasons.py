@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from toolparse._dialect import Dialect
 from toolparse._dialect.loader import resolve_dialect
+from toolparse._events import register_views
 
 if TYPE_CHECKING:
     from toolparse._dialect.grammar import Grammar
@@ -40,11 +41,11 @@ try:  # the standard library's parser of regex syntax (private; absent: names ar
 except ImportError:  # pragma: no cover
     _sre_parse = None
 
-__all__ = ["FAILURE_REASONS", "REJECTION_REASONS", "failure_message", "quoted",
-           "rejection_message", "spelling"]
+__all__ = ["FAILURE_REASONS", "REJECTION_REASONS", "failure_message", "failure_sentence",
+           "quoted", "rejection_message", "spelling"]
 
 FAILURE_REASONS: Final = ("unexpected_token", "truncated", "max_capture", "invalid_name",
-                          "repeated_attribute", "invalid_call")
+                          "repeated_attribute", "invalid_call", "diverged")
 """The `BlockFailure.reason` codes the engine gives, each with its own sentence."""
 
 REJECTION_REASONS: Final = ("unknown_tool", "truncated", "invalid_json", "not_object",
@@ -81,6 +82,13 @@ def failure_message(failure: BlockFailure, text: str, dialect: str | Dialect, *,
             (lines counted from 1), so that the sentence points into the answer.
     """
     grammar = _grammar_for(resolve_dialect(dialect), text, failure.expected)
+    return failure_sentence(failure, text, grammar, first_line=first_line)
+
+
+def failure_sentence(failure: BlockFailure, text: str, grammar: Grammar, *,
+                     first_line: int = 1) -> str:
+    """`failure_message` with the grammar that read the block (the engine's, for the
+    event's own `message`)."""
     at = min(max(failure.at - failure.start, 0), len(text))
     line = first_line + text.count("\n", 0, at)
     opener = _token_at(grammar, text, 0)
@@ -113,6 +121,9 @@ def failure_message(failure: BlockFailure, text: str, dialect: str | Dialect, *,
     if reason == "invalid_call":
         return (f"the call at line {line} is not one JSON object holding a name and its "
                 "arguments")
+    if reason == "diverged":
+        return ("the call's streamed arguments turned out other than its final ones (a "
+                "name written twice, a body that is not one object); it is withdrawn")
     return f"{opened} failed at line {line} ({reason})"
 
 
@@ -350,3 +361,16 @@ def rejection_message(call: ToolCall, *, line: int | None = None) -> str:
     more = f" (and {len(errors) - _ERRORS_SHOWN} more)" if len(errors) > _ERRORS_SHOWN else ""
     detail = f": {'; '.join(details)}{more}" if details else ""
     return f"the arguments of `{name}`{where} {what}{detail}"
+
+
+def _event_message(failure: BlockFailure) -> str:
+    """`BlockFailure.message`: from the failed text and grammar the parser kept in its
+    `context` (a failure built by hand has none: the code alone)."""
+    context = failure.context
+    if context is None:
+        return f"the block failed ({failure.reason})"
+    text, grammar = context
+    return failure_sentence(failure, text, grammar)
+
+
+register_views(failure_message=_event_message, rejection_message=rejection_message)

@@ -69,7 +69,8 @@ def prose_mention(output: Output, released: str, capture: Capture) -> None:
     """A prose mention: the failed text ends just before the failing token (a failure
     only if its tag was outside code, which a ticket may decide later)."""
     failure = BlockFailure(capture.reason, capture.start, capture.start + len(released),
-                           capture.at, capture.expected)
+                           capture.at, capture.expected,
+                           context=(released, capture.grammar))
     log_failure(failure)
     output.failed(released, capture.start, failure, capture.ticket)
 
@@ -84,7 +85,7 @@ def broken_span(output: Output, capture: Capture) -> FailedSpan:
         output.progress(progress.take())
         aborted = progress.started()
     span = FailedSpan(capture.reason, capture.start, capture.at, capture.expected,
-                      capture.depth, capture.limit, aborted)
+                      capture.depth, capture.limit, aborted, capture.grammar)
     released = capture.text
     span.add(output, released, 0, len(released), capture.start)
     return span

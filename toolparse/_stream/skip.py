@@ -56,10 +56,11 @@ class FailedSpan:
     """A failed block's span while its end is not certain yet."""
 
     __slots__ = ("reason", "start", "at", "expected", "parts", "size", "depth", "limit",
-                 "failure", "aborted")
+                 "failure", "aborted", "grammar")
 
     def __init__(self, reason: str, start: int, at: int, expected: tuple[str, ...],
-                 depth: int, limit: int, aborted: tuple[Call, ...] = ()) -> None:
+                 depth: int, limit: int, aborted: tuple[Call, ...] = (),
+                 grammar: Grammar | None = None) -> None:
         self.reason = reason
         self.start = start
         """Stream offset of the block's first character."""
@@ -79,6 +80,8 @@ class FailedSpan:
         self.aborted = aborted
         """The block's calls that had started (incremental events): a CallsAborted for
         them goes out just before the span's first text, with the span's failure."""
+        self.grammar = grammar
+        """The grammar that read the block (for the failure's `message`)."""
 
     def skip(self, grammar: Grammar, output: Output, arriving: Arriving, text: str, pos: int,
              base: int, final: bool) -> tuple[int, str]:
@@ -152,7 +155,7 @@ class FailedSpan:
             head = "".join(self.parts)
             cut = self.limit - self.start
             self.failure = BlockFailure(self.reason, self.start, self.limit, self.at,
-                                        self.expected)
+                                        self.expected, context=(head[:cut], self.grammar))
             self._fail(output, self.failure)
             self.parts = []
             output.text(head[:cut], self.start, self.failure)
@@ -169,8 +172,9 @@ class FailedSpan:
         """The span's end is certain: give out what is left of it."""
         if self.failure is not None:
             return
+        text = "".join(self.parts)
         self.failure = BlockFailure(self.reason, self.start, self.start + self.size, self.at,
-                                    self.expected)
+                                    self.expected, context=(text, self.grammar))
         self._fail(output, self.failure)
-        output.text("".join(self.parts), self.start, self.failure)
+        output.text(text, self.start, self.failure)
         self.parts = []
