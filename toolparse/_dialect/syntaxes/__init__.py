@@ -13,7 +13,7 @@ a row answers is `base.ValueSyntax`'s list.
 
 A new syntax is a module here with one row, added to `VALUE_SYNTAXES`: its rules'
 builders join the merged builders (`RULE_SYNTAXES`), and a grammar names it in its
-header (docs/grammars.md, "A new value syntax").
+header (docs/grammars.md, "Value syntaxes").
 """
 
 from __future__ import annotations
