@@ -1,5 +1,6 @@
-"""ValueStream (SPEC 7): what it gives out while a value arrives is always a prefix of
-the value `value_text` reads at the end, and it gives out all but a bounded end."""
+"""A value syntax's stream (SPEC 7): what it gives out while a value arrives is always a
+prefix of the value its `value_text` reads at the end, and it gives out all but a
+bounded end."""
 
 from __future__ import annotations
 
@@ -9,10 +10,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolparse._dialect.syntaxes import VALUE_EDGES, VALUE_SYNTAXES, names
 from toolparse._dialect.value_stream import ValueStream
-from toolparse._dialect.values import VALUE_EDGES, Cdata, value_text
+from toolparse._dialect.values import Cdata
 
-EDGES = VALUE_EDGES
+EDGES = names(VALUE_EDGES)
+
+
+def stream_of(edges: str) -> ValueStream:
+    """A new stream of the row `edges` (or `json`) names."""
+    return VALUE_SYNTAXES[edges].stream()
+
+
+def value_text(pieces: tuple[Any, ...], edges: str = "xml") -> tuple[str, bool]:
+    return VALUE_SYNTAXES[edges].value_text(pieces)
 
 # Characters that exercise every rule: blanks and newlines at the edges, entities (whole,
 # cut, too long), `;`, and plain letters.
@@ -24,7 +35,7 @@ _PIECE = st.one_of(_TEXT.map(lambda s: ("text", s)), _TEXT.map(lambda s: ("cdata
 
 def streamed(edges: str, pieces: list[tuple[str, str]]) -> tuple[str, list[str]]:
     """Feed the pieces; returns the joined output and the output after each piece."""
-    stream = ValueStream(edges)
+    stream = stream_of(edges)
     outs = [stream.cdata(text) if kind == "cdata" else stream.text(text)
             for kind, text in pieces]
     return "".join(outs), outs
@@ -74,43 +85,43 @@ def test_a_long_value_goes_out_as_it_arrives(edges: str) -> None:
 
 
 def test_a_value_that_starts_blank_waits_for_a_certain_newline() -> None:
-    stream = ValueStream("xml")
+    stream = stream_of("xml")
     assert stream.text("  indented") == ""        # trimmed, unless a newline follows
     assert stream.text(" line\n") == ""           # that newline may be the last one
     assert stream.text("next") == "  indented line\nnext"
 
 
 def test_a_value_that_starts_blank_on_one_line_waits_to_the_end() -> None:
-    stream = ValueStream("xml")
+    stream = stream_of("xml")
     assert stream.text(" a b c ") == ""
     assert final("xml", [("text", " a b c ")]) == "a b c"
 
 
 def test_an_entity_cut_by_a_chunk_waits_for_its_end() -> None:
-    stream = ValueStream("xml")
+    stream = stream_of("xml")
     assert stream.text("a &am") == "a "
     assert stream.text("p; b") == "& b"
 
 
 def test_trim_keeps_entities_as_written() -> None:
-    stream = ValueStream("trim")
+    stream = stream_of("trim")
     assert stream.text("a &amp; b") == "a &amp; b"
 
 
 def test_cdata_content_goes_out_verbatim_at_once() -> None:
-    stream = ValueStream("xml")
+    stream = stream_of("xml")
     assert stream.cdata("x <tag> &amp;  ") == "x <tag> &amp;  "
 
 
 def test_newline_edges_hold_only_a_last_newline() -> None:
-    stream = ValueStream("newline")
+    stream = stream_of("newline")
     assert stream.text("\r") == ""
     assert stream.text("\nfirst\r") == "first"
     assert stream.text("\nsecond\n") == "\r\nsecond"
 
 
 def test_json_holds_trailing_blanks() -> None:
-    stream = ValueStream("json")
+    stream = stream_of("json")
     assert stream.text('{"a": 1') == '{"a": 1'
     assert stream.text("} \n") == "}"
 

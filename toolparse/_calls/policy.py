@@ -18,6 +18,7 @@ from toolparse._errors import ConfigTypeError
 from toolparse._events import CallStatus, ToolCall, new_call_id
 from toolparse._json import NOT_JSON, DuplicateKey, TooDeep, loads_strict
 from toolparse._dialect.build import RawCall
+from toolparse._dialect.syntaxes import DEFAULTS, TYPING, ValueSyntax
 from toolparse._calls.values import too_deep_names, type_arguments
 
 if TYPE_CHECKING:
@@ -108,17 +109,18 @@ def _repair_config(repair: Any) -> RepairConfig:
 def build_calls(raw_calls: Sequence[RawCall], raw: str, start: int,
                 policy: CallPolicy | None,
                 new_id: Callable[[], str] = new_call_id,
-                typing: str = "attribute") -> tuple[ToolCall, ...]:
+                typing: ValueSyntax = DEFAULTS[TYPING]) -> tuple[ToolCall, ...]:
     """The ToolCalls of one block whose source text `raw` starts at offset `start`.
 
     Without tools: SPEC 3 typing, status `unchecked` (a JSON body that is not one JSON
     object: `rejected`). With tools: schema typing, then `repair_tool_call`; a tool
     that was not given is `rejected` (`unknown_tool`). A rejected call keeps its typed
-    arguments, so it can be shown and explained. `typing` is the dialect's (SPEC 5.1):
-    `attribute` reads values as SPEC 3 says; `schema` leaves every value the schema does
-    not type as its text; `json` calls carry their arguments as JSON text.
+    arguments, so it can be shown and explained. `typing` is the dialect's (SPEC 5.1,
+    its grammar header's row): one that `guesses` reads values as SPEC 3 says; any other
+    leaves every value the schema does not type as its text (`json` calls carry their
+    arguments as JSON text).
     """
-    guess = typing == "attribute"
+    guess = typing.guesses
     return tuple(build_call(rc, raw[rc[3] - start:rc[4] - start], policy, new_id(), guess)
                  for rc in raw_calls)
 
@@ -128,7 +130,7 @@ def build_call(rc: RawCall, source: str, policy: CallPolicy | None, call_id: str
                typed: tuple[dict[str, Any], tuple[str, ...]] | None = None) -> ToolCall:
     """One call of a block (`build_calls`): `source` is the call's own text. It
     depends on nothing else of its block, so a stream with incremental events builds
-    each call as soon as it is complete (SPEC 7); `guess` is `typing == "attribute"`.
+    each call as soon as it is complete (SPEC 7); `guess` is the typing's `guesses`.
     `typed`: without tools, what `type_arguments` gives for the call's parameters,
     when the caller has typed them already (arguments, json_errors)."""
     name, params, json_text, start, end = rc

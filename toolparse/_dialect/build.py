@@ -8,15 +8,20 @@ are found by rule name, never by position in the tree (SPEC 5.1):
     block, orphan_block   the calls of a block, in order
     invoke                one call; its name from, in this order: a `(?P<name>...)`
                           group in one of its tags, the `name` attribute of its opening
-                          tag, a child `name` rule's text, the `name` member of its JSON
-                          body (then the arguments are its `arguments` or `parameters`)
+                          tag, a child `name` rule's text, its `Body` (the `name` member
+                          of a JSON body: then the arguments are its `arguments` or
+                          `parameters`)
     param                 one argument; its key from a `(?P<name>...)` group or the
                           `name` attribute of its opening tag, or a child `key` rule's
-                          text; its value from its text pieces, or a child `value` rule
-    json_body             a JSON text (the call's arguments text, SPEC 3.1)
+                          text; its value from its text pieces, or a child `value` rule,
+                          read by the dialect's value syntax (`Builders.values`)
     cdata, nested_cdata   a verbatim section (the nested one keeps its markers)
     comment               nothing
     name, key, value      the text of their pieces
+
+The value syntaxes (`syntaxes/`) bring the builders of their own rules, merged with
+these at load (`for_rule`): `json_body`, a call's arguments as one JSON text (SPEC
+3.1), is the `json` syntax's, and builds a `Body`.
 
 A builder raises `BlockRejected` for what the grammar cannot state (a call without a
 name, a repeated attribute): the block then fails at the token being fed (SPEC 3.2).
@@ -26,18 +31,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from toolparse._dialect.table import Tag
 from toolparse._dialect.table import flat as _flat
-from toolparse._dialect.values import Cdata, decode_entities, value_text
-from toolparse._json import NOT_JSON, strict_json
+from toolparse._dialect.values import Cdata, decode_entities
 
-__all__ = ["BlockRejected", "Builders", "RawCall", "RawParam", "CONTRACT_RULES"]
+if TYPE_CHECKING:  # the syntaxes import this module: they are handed in at load
+    from toolparse._dialect.syntaxes.base import Builder, ValueSyntax
 
-CONTRACT_RULES = ("block", "orphan_block", "invoke", "param", "json_body", "cdata",
-                  "nested_cdata", "comment", "name", "key", "value")
-"""The rule names the engine builds from; every other rule inlines into its parent."""
+__all__ = ["BlockRejected", "Body", "Builders", "RawCall", "RawParam", "CONTRACT_RULES",
+           "joined", "name_text"]
+
+CONTRACT_RULES = ("block", "orphan_block", "invoke", "param", "cdata", "nested_cdata",
+                  "comment", "name", "key", "value")
+"""The rules the contract builders build. The value syntaxes build their own
+(`syntaxes.RULE_SYNTAXES`); every other rule inlines into its parent."""
 
 
 _KEPT: Final = 512
@@ -93,11 +102,20 @@ def _is_call(value: Any) -> bool:
 # 100 for a plain class). Their fields are `Final`: mypy keeps them read-only, as
 # `frozen` did.
 
-class _Json:
+class Body:
+    """A call's arguments written as one text (a JSON body), as the value syntax that
+    reads it built it. A call whose tags give no name asks its body (`call`)."""
+
     __slots__ = ("text",)
 
     def __init__(self, text: str) -> None:
         self.text: Final = text
+        """The arguments text as written, surrounding whitespace aside (SPEC 3.1)."""
+
+    def call(self, start: int, end: int) -> RawCall:
+        """The call the body is, name and all, spanning `start` to `end`; raises
+        `BlockRejected` when it names none (as this base does)."""
+        raise BlockRejected("invalid_name", "a call has no name")
 
 
 class _Named:
@@ -113,30 +131,39 @@ class Builders:
     """The builders of one dialect: how its tags carry names, how its values read."""
 
     def __init__(self, *, name_groups: dict[str, re.Pattern[str]],
-                 attribute: re.Pattern[str] | None, value_edges: str,
-                 string_attribute: bool = True) -> None:
+                 attribute: re.Pattern[str] | None, values: ValueSyntax,
+                 body: ValueSyntax, string_attribute: bool,
+                 syntaxes: Mapping[str, ValueSyntax]) -> None:
         self.name_groups = name_groups
         """Terminal -> its pattern, for the terminals with a `(?P<name>...)` group."""
         self.attribute = attribute
         """The ATTRIBUTE terminal (group 1 the name, a later group the value), if any."""
-        self.value_edges = value_edges
-        """`xml`, `trim`, `newline` or `none` (see `values.value_text`)."""
+        self.values = values
+        """The value syntax that reads a parameter's value (the header's `value_edges=`,
+        as its `typing=` reads values)."""
+        self.body = body
+        """The value syntax that reads a call's arguments body (`json_body`)."""
         self.string_attribute = string_attribute
-        """Read an argument's `string="true|false"` attribute (`typing=attribute`, DSML);
-        under any other typing the schema alone types a value (SPEC 5.1)."""
+        """Read an argument's `string="true|false"` attribute (the typing `guesses`:
+        `typing=attribute`, DSML); under any other typing it means nothing (SPEC 5.1)."""
+        self.syntaxes = syntaxes
+        """Rule name -> the value syntax that builds it (`syntaxes.RULE_SYNTAXES`)."""
         self._attributes: dict[str, dict[str, str]] = {}
         """Tag text -> its attributes (`attributes`)."""
         self._heads: dict[str, tuple[str, str | None, bool | None]] = {}
         """A parameter's opening tag text -> its terminal, key and `string` (`_tag_head`)."""
 
-    def for_rule(self, origin: str) -> Any:
-        """The builder of a rule, by its own name (without a `%import` namespace)."""
+    def for_rule(self, origin: str) -> Builder | None:
+        """The builder of a rule, by its own name (without a `%import` namespace): a
+        contract builder's, or that of the value syntax that brings the rule."""
         own = origin.rsplit("__", 1)[-1] if not origin.startswith("__") else origin
         if own in ("name", "key", "value"):
             return lambda children: _Named(own, tuple(_flat(children)))
         if own in CONTRACT_RULES:
-            return getattr(self, own)
-        return None
+            found: Builder = getattr(self, own)
+            return found
+        syntax = self.syntaxes.get(own)
+        return syntax.builders[own] if syntax is not None else None
 
     # ---- tags ------------------------------------------------------------------------
 
@@ -194,10 +221,10 @@ class Builders:
         children = _flat(children)
         tags = [child for child in children if isinstance(child, Tag)]
         start, end = tags[0].start, tags[-1].end
-        body = next((child for child in children if isinstance(child, _Json)), None)
+        body = next((child for child in children if isinstance(child, Body)), None)
         name = self._call_name(tags, children)
         if name is None and body is not None:
-            return _json_call(body.text, start, end)
+            return body.call(start, end)
         if not name:
             raise BlockRejected("invalid_name", "a call has no name")
         params = tuple(child for child in children if _is_param(child))
@@ -209,7 +236,7 @@ class Builders:
             # The first, read as below reads it: the key and `string` from the tag.
             key, string_attr = self._tag_head(children[0])
             if key and type(children[2]) is Tag:
-                text, cdata_only = value_text(children[1], self.value_edges)
+                text, cdata_only = self.values.value_text(children[1])
                 return (key, text, string_attr, cdata_only)
         key, string_attr = self._param_head(children)
         pieces: Any = ()
@@ -222,7 +249,7 @@ class Builders:
                 pieces = _flat(list(child.pieces))
         if not key:
             raise BlockRejected("invalid_name", "an argument has no name")
-        text, cdata_only = value_text(pieces, self.value_edges)
+        text, cdata_only = self.values.value_text(pieces)
         return (key, text, string_attr, cdata_only)
 
     def string_of(self, term: str, text: str) -> bool | None:
@@ -250,7 +277,7 @@ class Builders:
             key, string = self._tag_head(first)
         for child in children:
             if isinstance(child, _Named) and child.kind == "key":
-                key = _clean(_joined(child.pieces))
+                key = _clean(joined(child.pieces))
         return key, string
 
     def _tag_head(self, tag: Tag) -> tuple[str | None, bool | None]:
@@ -274,21 +301,16 @@ class Builders:
             self._heads[tag.text] = (tag.term, key, string)
         return key, string
 
-    def json_body(self, children: list[Any]) -> _Json:
-        # Never refused here: whether it is JSON, and an object, is the call's status
-        # (SPEC 3.1), decided with the tool's schema when there is one.
-        return _Json(_joined(_flat(children)).strip())
-
     def cdata(self, children: list[Any]) -> Cdata:
         if len(children) == 3:  # the common shape: [open, [one piece], close]
             middle = children[1]
             if type(middle) is list and len(middle) == 1 and type(middle[0]) is str:
                 return Cdata(middle[0])
-        return Cdata(_joined(_flat(children[1:-1])))
+        return Cdata(joined(_flat(children[1:-1])))
 
     def nested_cdata(self, children: list[Any]) -> str:
         # Inside an outer section, a nested one is content, markers included.
-        return _joined(_flat(children))
+        return joined(_flat(children))
 
     def comment(self, children: list[Any]) -> None:
         return None
@@ -313,37 +335,15 @@ class Builders:
 def name_text(value: Any) -> str | None:
     """The name a `name` rule built (as `invoke` reads it), or None for anything else."""
     if isinstance(value, _Named) and value.kind == "name":
-        return _clean(_joined(value.pieces))
+        return _clean(joined(value.pieces))
     return None
 
 
-def _joined(pieces: Any) -> str:
+def joined(pieces: Any) -> str:
+    """The text of pieces as written: tags and CDATA sections as their text."""
     return "".join(piece.text if isinstance(piece, (Tag, Cdata)) else str(piece)
                    for piece in pieces if piece is not None)
 
 
 def _clean(name: str) -> str:
     return decode_entities(name).strip()
-
-
-def _json_call(text: str, start: int, end: int) -> RawCall:
-    """A call written as one JSON object with its name inside (Hermes): the `name`
-    member is the name, the `arguments` (or `parameters`) member the arguments."""
-    value = strict_json(text)
-    if value is NOT_JSON or not isinstance(value, dict):
-        raise BlockRejected("invalid_call", "the call is not one JSON object")
-    name = value.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise BlockRejected("invalid_name", "the call's JSON has no name")
-    keys = [key for key in ("arguments", "parameters") if key in value]
-    if len(keys) > 1 or set(value) - {"name", "arguments", "parameters"}:
-        raise BlockRejected("invalid_call", "the call's JSON has other members than a "
-                            "name and its arguments")
-    arguments = value[keys[0]] if keys else {}
-    from toolparse._json import dumps_strict
-
-    if isinstance(arguments, str):  # some models write the arguments as a JSON string
-        text_args: str | None = arguments
-    else:
-        text_args = dumps_strict(arguments)
-    return (name.strip(), (), text_args if text_args is not None else "", start, end)

@@ -45,7 +45,7 @@ class Dialect:
         self.name = name
         self.path = path
         self._grammars = grammars
-        typings = {grammar.header.typing for grammar in grammars}
+        typings = {grammar.header.typing.name for grammar in grammars}
         self.typing = typings.pop() if len(typings) == 1 else "mixed"
         self.description = description or (grammars[0].header.description if grammars else "")
         defaults = {grammar.header.reasoning for grammar in grammars}

@@ -7,7 +7,8 @@
 `string="true|false"`, and SPEC 3's reading of the text), `schema` (the raw text; with
 tools, the tool's JSON Schema types it; without tools it stays a string) or `json` (the
 arguments are JSON text, repaired like an OpenAI arguments string). `value_edges` says
-how a value's text reads (see `values.py`). `reasoning` names the dialect's default
+how a value's text reads. Each names a row of `syntaxes.VALUE_SYNTAXES`, and the
+header holds the row, not the name. `reasoning` names the dialect's default
 reasoning format (SPEC 11: a file of `grammars/reasoning/`; none when absent), and
 `ends_reasoning` the block-opening terminals that end a reasoning region (SPEC G3b:
 Kimi-K2.5 opens its tool section before it closes its thinking). The first `//`
@@ -19,15 +20,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from toolparse._dialect.values import VALUE_EDGES
+from toolparse._dialect.syntaxes import DEFAULTS, TYPING, VALUE_EDGES, ValueSyntax, named
 from toolparse._errors import GrammarError
 from toolparse._reasoning.formats import reasoning_formats
 
 __all__ = ["Header", "read_header"]
 
-TYPINGS = ("attribute", "schema", "json")
-
-_KEYS = ("typing", "value_edges", "reasoning", "ends_reasoning")
+_KEYS = (TYPING, VALUE_EDGES, "reasoning", "ends_reasoning")
 
 _LINE = re.compile(r"^\s*//!\s*toolparse:(.*)$", re.M)
 _FIRST_COMMENT = re.compile(r"^\s*//(?!!)\s*(.*?)\s*$", re.M)
@@ -36,8 +35,10 @@ _FIRST_COMMENT = re.compile(r"^\s*//(?!!)\s*(.*?)\s*$", re.M)
 class Header(NamedTuple):
     """What a grammar file says about itself."""
 
-    typing: str = "attribute"
-    value_edges: str = "xml"
+    typing: ValueSyntax = DEFAULTS[TYPING]
+    """How values are typed (`typing=`)."""
+    value_edges: ValueSyntax = DEFAULTS[VALUE_EDGES]
+    """How a parameter's value text reads (`value_edges=`)."""
     description: str = ""
     reasoning: str | None = None
     """The default reasoning format's name; None: no regions by default."""
@@ -58,14 +59,8 @@ def read_header(text: str, path: str) -> Header:
                                    f"{'= '.join(_KEYS)}=", path=path, line=line)
             options[key] = value
             lines[key] = line
-    typing = options.get("typing", "attribute")
-    if typing not in TYPINGS:
-        raise GrammarError(f"typing={typing!r}: expected one of {', '.join(TYPINGS)}", path=path,
-                           line=lines.get("typing"))
-    edges = options.get("value_edges", "xml")
-    if edges not in VALUE_EDGES:
-        raise GrammarError(f"value_edges={edges!r}: expected one of {', '.join(VALUE_EDGES)}",
-                           path=path, line=lines.get("value_edges"))
+    typing = named(TYPING, options.get(TYPING), path, lines.get(TYPING))
+    edges = named(VALUE_EDGES, options.get(VALUE_EDGES), path, lines.get(VALUE_EDGES))
     reasoning = options.get("reasoning")
     if reasoning is not None and reasoning not in reasoning_formats():
         raise GrammarError(f"reasoning={reasoning!r}: expected one of "

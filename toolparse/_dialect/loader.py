@@ -41,6 +41,7 @@ from toolparse._dialect.lexer import TerminalSpec
 from toolparse._dialect.records import FORMAT, GrammarRecord, RuleRecord
 from toolparse._dialect.roles import (
     BlockRoles, block_roles, own_name, reachable, reachable_children, tokens_around)
+from toolparse._dialect.syntaxes import RULE_SYNTAXES
 from toolparse._dialect.table import Table, read_table
 from toolparse._errors import DialectTypeError, GrammarError, UnknownDialectError
 from toolparse._syntax.dfa import DFA
@@ -60,6 +61,8 @@ START_RULES = ("block", "orphan_block", "attribute")
 the optional `attribute` keeps the ATTRIBUTE terminal in the grammar (no rule of a block
 uses it: it reads attributes out of a tag's text)."""
 
+BUILT_RULES = (*CONTRACT_RULES, *RULE_SYNTAXES)
+"""The rules that build something: the contract's and the value syntaxes' (merged)."""
 
 
 def load_file(path: Path, name: str | None = None) -> Dialect:
@@ -214,7 +217,7 @@ def _load_grammar(text: str, path: Path, name: str) -> Grammar:
                                path=str(path), rule=spec.name)
     costs = check_costs(terminals.values(), _refuser(text, path))
     table = read_table(record.table, record.rules, frozenset(terminals))
-    built = {own_name(r.origin) for r in record.rules} & set(CONTRACT_RULES)
+    built = {own_name(r.origin) for r in record.rules} & set(BUILT_RULES)
     roles = block_roles(record.rules, built)
     build = _builders(terminals, header, roles, record.rules, text, path)
     openers, opener_rule = _openers(table, terminals, starts, text, path)
@@ -355,7 +358,7 @@ def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRo
     attribute = (re.compile(r"(?<!\S)" + terminals[attribute_name].pattern)
                  if attribute_name else None)
     groups = {n: spec.full for n, spec in terminals.items() if spec.has_name}
-    invoke = reachable_children(rules, "invoke", CONTRACT_RULES)
+    invoke = reachable_children(rules, "invoke", BUILT_RULES)
     if not (groups.keys() & invoke or attribute is not None or "name" in invoke
             or "json_body" in invoke):
         raise GrammarError(
@@ -363,14 +366,17 @@ def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRo
             "or a name attribute (an ATTRIBUTE terminal), or add a 'name' rule or a "
             "'json_body' rule to 'invoke'", path=str(path),
             line=_definition_line(text, "invoke"), rule="invoke")
-    param = reachable_children(rules, "param", CONTRACT_RULES)
+    param = reachable_children(rules, "param", BUILT_RULES)
     if param and not (groups.keys() & param or attribute is not None or "key" in param):
         raise GrammarError(
             "an argument has no way to get a name: give its opening tag a (?P<name>...) "
             "group or a name attribute, or add a 'key' rule to 'param'", path=str(path),
             line=_definition_line(text, "param"), rule="param")
-    return Builders(name_groups=groups, attribute=attribute, value_edges=header.value_edges,
-                    string_attribute=header.typing == "attribute")
+    typing = header.typing
+    return Builders(name_groups=groups, attribute=attribute,
+                    values=typing.value_reader(header.value_edges),
+                    body=RULE_SYNTAXES["json_body"], string_attribute=typing.guesses,
+                    syntaxes=RULE_SYNTAXES)
 
 
 def _name_at_tag(roles: BlockRoles, terminals: dict[str, TerminalSpec], build: Builders) -> bool:

@@ -1,23 +1,21 @@
 """A value while it arrives: the part of its final text that is already certain (SPEC 7).
 
-`values.value_text` reads a finished value; `ValueStream` reads the same value piece by
-piece and gives out, after each piece, the characters that `value_text` will certainly
-begin with, whatever comes next. So the pieces it gives out always concatenate to a
-prefix of the final text, and a consumer can stream them (`ArgumentsDelta`).
+A value syntax (`syntaxes/`) reads a finished value (`value_text`); its stream
+(`ValueSyntax.stream()`, one per value) reads the same value piece by piece and gives
+out, after each piece, the characters that `value_text` will certainly begin with,
+whatever comes next. So the pieces it gives out always concatenate to a prefix of the
+final text, and a consumer can stream them (`ArgumentsDelta`).
 
-What must wait, by `value_edges` (the rules themselves are in `values.py`):
-
-- `xml` and `trim`: the start of the value until it is decided. One newline after the
-  opening tag is dropped; after it, a value that begins with whitespace keeps that
-  whitespace only if the value has a newline left, so such a start waits until a
-  newline is certain (one followed by something other than spaces and tabs, or one in
-  CDATA) or the value ends. Then the end of the text so far while it is whitespace (it
-  may be the trailing newline and indentation, or trimmed), and, under `xml`, an `&`
-  that may still become an entity (at most 10 characters).
-- `newline`: a first `\\r` (it may be `\\r\\n`), and a newline at the end of the text so
-  far (it may be the last one, which is dropped).
-- `none`: nothing.
-- `json` (a JSON body, stripped): whitespace at the end of the text so far.
+`ValueStream` is the base, and the stream of a value read as written (`none`): nothing
+waits. `EdgedStream` is the stream of SPEC 3.1's edges (`xml`, and `trim` without
+entities; the rules themselves are in `values.py`). What waits there: the start of the
+value until it is decided. One newline after the opening tag is dropped; after it, a
+value that begins with whitespace keeps that whitespace only if the value has a newline
+left, so such a start waits until a newline is certain (one followed by something other
+than spaces and tabs, or one in CDATA) or the value ends. Then the end of the text so
+far while it is whitespace (it may be the trailing newline and indentation, or
+trimmed), and, with entities, an `&` that may still become one (at most 10 characters).
+Each other row's stream lives in its module (`newline`, `json`).
 
 Cost: each piece is looked at once, except while the start of the value waits (its
 characters are then stepped one by one, until the first certain newline). The common
@@ -30,7 +28,7 @@ from typing import Final
 
 from toolparse._dialect.values import decode_entities, drop_first_newline
 
-__all__ = ["ValueStream"]
+__all__ = ["EdgedStream", "ValueStream"]
 
 _START: Final = 0   # nothing decided: the dropped first newline may still be arriving
 _LEAD: Final = 1    # the value began with whitespace: wait for a certain newline
@@ -48,13 +46,36 @@ _ENTITY_SPAN: Final = 10
 class ValueStream:
     """The certain prefix of one value, piece by piece: `text()` for a text token,
     `cdata()` for a piece of a CDATA section's content. Each returns the characters
-    that became certain (decoded, not JSON-escaped)."""
+    that became certain (decoded, not JSON-escaped). This base reads a value as
+    written: every piece is certain at once."""
 
-    __slots__ = ("edges", "phase", "start", "held", "blank", "watch", "certain", "pending")
+    __slots__ = ()
 
-    def __init__(self, edges: str) -> None:
-        self.edges = edges
-        self.phase = _BODY if edges in ("none", "json") else _START
+    def text(self, piece: str) -> str:
+        return piece
+
+    def cdata(self, piece: str) -> str:
+        return piece
+
+    def fast(self, piece: str) -> str | None:
+        """`text(piece)` in the common case of a value streaming, or None when the
+        case is not that one (the caller then calls `text`)."""
+        return piece
+
+    def fast_cdata(self, piece: str) -> str | None:
+        """`fast` for `cdata(piece)`."""
+        return piece
+
+
+class EdgedStream(ValueStream):
+    """The certain prefix of a value read by SPEC 3.1's edges (`xml`, `trim`)."""
+
+    __slots__ = ("entities", "phase", "start", "held", "blank", "watch", "certain", "pending")
+
+    def __init__(self, entities: bool) -> None:
+        self.entities = entities
+        """Text runs are entity-decoded (`xml`)."""
+        self.phase = _START
         self.start = ""
         """START: the text so far (a lone `\\r`)."""
         self.held: list[tuple[bool, str]] = []
@@ -77,8 +98,6 @@ class ValueStream:
         return self._lead(False, piece)
 
     def cdata(self, piece: str) -> str:
-        if self.edges not in ("xml", "trim"):
-            return self.text(piece)  # the other edges read CDATA as text
         if self.phase == _START:
             # A lone `\r` before the section is text of the value's first run.
             first, self.start = self.start, ""
@@ -93,17 +112,12 @@ class ValueStream:
         """`text(piece)` in the common case of a value streaming, or None when the
         case is not that one (the caller then calls `text`): the start is decided,
         nothing at the end of `piece` may still change, and what waits before it, if
-        anything, is only blanks (under `xml`: no `&` in either)."""
+        anything, is only blanks (with entities: no `&` in either)."""
         if self.phase != _BODY:
             return None
-        edges = self.edges
-        if edges == "none":
-            return piece
         pending = self.pending
         last = piece[-1]
-        if edges == "newline":
-            return None if pending or last == "\n" or last == "\r" else piece
-        if last.isspace() or (edges == "xml" and ("&" in piece or "&" in pending)):
+        if last.isspace() or (self.entities and ("&" in piece or "&" in pending)):
             return None
         if pending:
             self.pending = ""
@@ -112,14 +126,12 @@ class ValueStream:
 
     def fast_cdata(self, piece: str) -> str | None:
         """`fast` for `cdata(piece)`."""
-        if self.edges not in ("xml", "trim"):
-            return self.fast(piece)
         if self.phase != _BODY:
             return None
         pending = self.pending
         if not pending:
             return piece
-        if self.edges == "xml" and "&" in pending:
+        if self.entities and "&" in pending:
             return None
         self.pending = ""
         return pending + piece
@@ -132,9 +144,6 @@ class ValueStream:
             self.start = text
             return ""
         self.start = ""
-        if self.edges == "newline":
-            self.phase = _BODY
-            return self._body_text(drop_first_newline(text))
         self.phase = _LEAD
         return self._lead(False, drop_first_newline(text))
 
@@ -188,26 +197,19 @@ class ValueStream:
 
     def _body_text(self, piece: str) -> str:
         text = self.pending + piece
-        edges = self.edges
-        if edges == "none":
-            return text
-        if edges == "newline":
-            cut = len(text) - (2 if text.endswith("\r\n") else
-                               1 if text.endswith(("\n", "\r")) else 0)
-        else:
-            cut = len(text.rstrip())
-            if edges == "xml":
-                amp = text.rfind("&", max(0, cut - _ENTITY_SPAN), cut)
-                if amp >= 0 and ";" not in text[amp:cut]:
-                    cut = amp
+        cut = len(text.rstrip())
+        if self.entities:
+            amp = text.rfind("&", max(0, cut - _ENTITY_SPAN), cut)
+            if amp >= 0 and ";" not in text[amp:cut]:
+                cut = amp
         self.pending = text[cut:]
         out = text[:cut]
-        return decode_entities(out) if edges == "xml" else out
+        return decode_entities(out) if self.entities else out
 
     def _body_cdata(self, piece: str) -> str:
         # The text before a section is not the value's last run: none of it is trimmed.
         before, self.pending = self.pending, ""
-        if self.edges == "xml":
+        if self.entities:
             before = decode_entities(before)
         return before + piece
 

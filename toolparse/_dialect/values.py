@@ -1,14 +1,15 @@
-"""Parameter values: how a dialect's value text reads (its header's `value_edges`).
+"""The pieces of a parameter value, and the edges the `xml` and `trim` syntaxes share.
 
-- `xml` (SPEC 3.1, the DeepSeek family): text runs are entity-decoded once, CDATA is
-  verbatim; one newline after the opening tag and one newline plus indentation before
-  the closing tag are removed when they fall in text; a value with no newline left that
-  is not exactly one CDATA section is trimmed.
-- `trim` (MiniMax-M2, Anthropic, GLM): the same edges and trimming as `xml`, but no
-  entities: these models write values as they are (`&amp;` in HTML stays `&amp;`).
-- `newline` (Qwen3-Coder): the value is the text as written, less one leading and one
-  trailing newline, which belong to the template.
-- `none`: the text exactly as written.
+A value arrives as text tokens (`str`) and CDATA sections (`Cdata`). How a dialect's
+values read is its value syntax (`syntaxes/`, named by the header's `value_edges=`);
+this module holds what several rows use:
+
+- `decode_entities`: the five XML entities and numeric references, once (SPEC 3.1);
+- `as_written`: the pieces joined, CDATA as its text (`none`, `newline`, `json`);
+- `edged_text`: SPEC 3.1's edges (`xml`, and `trim` without entities): one newline
+  after the opening tag and one newline plus indentation before the closing tag are
+  removed when they fall in text; a value with no newline left that is not exactly one
+  CDATA section is trimmed; CDATA is verbatim.
 
 Typing the value (string, number, JSON) is a later stage's (`toolparse._calls`).
 """
@@ -19,7 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-__all__ = ["Cdata", "decode_entities", "value_text"]
+__all__ = ["Cdata", "as_is", "as_written", "decode_entities", "drop_first_newline", "edged_text"]
 
 
 class Cdata:
@@ -67,18 +68,13 @@ _TRAILING_NEWLINE: Final = re.compile(r"\r?\n[ \t]*\Z")
 Part = str | Cdata
 
 
-VALUE_EDGES = ("xml", "trim", "newline", "none")
-
-
-def value_text(pieces: Sequence[Any], edges: str = "xml") -> tuple[str, bool]:
-    """A parameter value from its text tokens and CDATA sections; returns the text and
-    whether it was written as exactly one CDATA section. Linear in the value: each piece
-    is joined once."""
-    if edges not in ("xml", "trim"):
-        return _raw_value(pieces, edges), False
+def edged_text(pieces: Sequence[Any], decode: Callable[[str], str]) -> tuple[str, bool]:
+    """A value read by SPEC 3.1's edges from its text tokens and CDATA sections, its
+    text runs read by `decode` (`decode_entities`, or `as_is`); returns the text and
+    whether it was written as exactly one CDATA section. Linear in the value: each
+    piece is joined once."""
     if len(pieces) == 1 and type(pieces[0]) is Cdata:  # the common shape, verbatim
         return pieces[0].text, True
-    decode = decode_entities if edges == "xml" else _as_written
     if len(pieces) == 1 and type(pieces[0]) is str:
         return _plain_value(pieces[0], decode), False
     if all(type(piece) is str for piece in pieces):
@@ -99,12 +95,18 @@ def value_text(pieces: Sequence[Any], edges: str = "xml") -> tuple[str, bool]:
     return text, _exactly_cdata(parts)
 
 
-def _as_written(text: str) -> str:
+def as_is(text: str) -> str:
+    """A text run as written (`trim`: no entities)."""
     return text
 
 
+def as_written(pieces: Sequence[Any]) -> str:
+    """The pieces joined as written, a CDATA section as its text."""
+    return "".join(p.text if isinstance(p, Cdata) else str(p) for p in pieces)
+
+
 def _plain_value(text: str, decode: Callable[[str], str]) -> str:
-    """`value_text` for a value with no CDATA: one text run (the common case)."""
+    """`edged_text` for a value with no CDATA: one text run (the common case)."""
     text = drop_first_newline(text)
     if "\n" in text or "\r" in text:
         stripped = text.rstrip(" \t")
@@ -158,17 +160,3 @@ def _has_newline(parts: list[Part]) -> bool:
 
 def _exactly_cdata(parts: list[Part]) -> bool:
     return len(parts) == 1 and isinstance(parts[0], Cdata)
-
-
-def _raw_value(pieces: Sequence[Any], edges: str) -> str:
-    text = "".join(p.text if isinstance(p, Cdata) else str(p) for p in pieces)
-    if edges == "newline":
-        if text.startswith("\r\n"):
-            text = text[2:]
-        elif text.startswith("\n"):
-            text = text[1:]
-        if text.endswith("\r\n"):
-            text = text[:-2]
-        elif text.endswith("\n"):
-            text = text[:-1]
-    return text

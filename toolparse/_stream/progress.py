@@ -196,7 +196,7 @@ class CallProgress:
         self.param_starts = roles.param_starts
         self.json_starts = roles.json_starts
         self.json_chars = _first_chars(grammar, roles.json_starts)
-        self.guess = grammar.header.typing == "attribute"
+        self.guess = grammar.header.typing.guesses
 
     # ---- what the capture and the builders say -------------------------------------------
 
@@ -413,7 +413,7 @@ class CallProgress:
         if tag.term in self.json_starts:
             if call.arguments or tag.text != "{":
                 return _Param(tag, None)  # an array (rejected) or after arguments
-            param = _Param(tag, ValueStream("json"), escape=False)
+            param = _Param(tag, self.grammar.build.body.stream(), escape=False)
             param.sent_from = len(call.sent)
             self._stream(call, param, param.stream.text(tag.text) if param.stream else "")
             return param
@@ -424,9 +424,9 @@ class CallProgress:
         if key in call.arguments:
             self._diverges(call, [tag], repeated=True)  # its value must not stream
             return None
-        if not (string_attr is True or self.grammar.header.typing == "schema"):
+        if not (string_attr is True or self.grammar.header.typing.schema_types):
             return _Param(tag, None)
-        param = _Param(tag, ValueStream(self.grammar.build.value_edges))
+        param = _Param(tag, self.grammar.build.values.stream())
         param.sent_from = len(call.sent)
         self._send(call, ("," if call.arguments else "{") + encode_basestring(key) + ':"')
         return param

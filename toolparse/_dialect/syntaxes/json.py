@@ -1,0 +1,103 @@
+"""`typing=json`: a call's arguments are one JSON text (Hermes, Kimi-K2; SPEC 3.1, 5.1).
+
+- Its rule: `json_body`, the arguments as written, surrounding whitespace aside; never
+  refused when built (whether it is JSON, and an object, is the call's status, decided
+  with the tool's schema when there is one). A call whose tags give no name takes it
+  from the body's `name` member (Hermes), its arguments from the `arguments` or
+  `parameters` member (an object, or a JSON text in a string).
+- Typing: the text types itself, exactly like OpenAI's `function.arguments`: without
+  tools one valid object is the arguments, anything else rejects the call; with tools it
+  is repaired like an OpenAI arguments string. A JSON value is never re-typed by the
+  schema, and nothing is guessed; a parameter, if the grammar has one, is its text.
+- While a body streams (as written), whitespace at the end of the text so far waits.
+
+The rule is built wherever a grammar writes it: the deepseek family's invoke may hold a
+JSON body too, under its own typing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from toolparse._dialect.build import BlockRejected, Body, RawCall, joined
+from toolparse._dialect.syntaxes.base import TYPING, ValueSyntax
+from toolparse._dialect.table import flat
+from toolparse._dialect.value_stream import ValueStream
+from toolparse._json import NOT_JSON, dumps_strict, strict_json
+
+__all__ = ["JSON", "JsonBody", "JsonStream"]
+
+
+class JsonBody(Body):
+    """A JSON body (`json_body`): a call's arguments, or a whole call (Hermes)."""
+
+    __slots__ = ()
+
+    def call(self, start: int, end: int) -> RawCall:
+        """A call written as one JSON object with its name inside (Hermes): the `name`
+        member is the name, the `arguments` (or `parameters`) member the arguments."""
+        value = strict_json(self.text)
+        if value is NOT_JSON or not isinstance(value, dict):
+            raise BlockRejected("invalid_call", "the call is not one JSON object")
+        name = value.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise BlockRejected("invalid_name", "the call's JSON has no name")
+        keys = [key for key in ("arguments", "parameters") if key in value]
+        if len(keys) > 1 or set(value) - {"name", "arguments", "parameters"}:
+            raise BlockRejected("invalid_call", "the call's JSON has other members than a "
+                                "name and its arguments")
+        arguments = value[keys[0]] if keys else {}
+        if isinstance(arguments, str):  # some models write the arguments as a JSON string
+            text_args: str | None = arguments
+        else:
+            text_args = dumps_strict(arguments)
+        return (name.strip(), (), text_args if text_args is not None else "", start, end)
+
+
+def json_body(children: list[Any]) -> JsonBody:
+    return JsonBody(joined(flat(children)).strip())
+
+
+class JsonStream(ValueStream):
+    """The certain prefix of a JSON body: all but its blank end so far."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        self.pending = ""
+        """The end of the text so far, not given out yet (whitespace)."""
+
+    def text(self, piece: str) -> str:
+        text = self.pending + piece
+        cut = len(text.rstrip())
+        self.pending = text[cut:]
+        return text[:cut]
+
+    def cdata(self, piece: str) -> str:
+        return self.text(piece)
+
+    def fast(self, piece: str) -> str | None:
+        if piece[-1].isspace():
+            return None
+        pending = self.pending
+        if pending:
+            self.pending = ""
+            return pending + piece
+        return piece
+
+    def fast_cdata(self, piece: str) -> str | None:
+        return self.fast(piece)
+
+
+class _Json(ValueSyntax):
+    __slots__ = ()
+
+    def value_text(self, pieces: Sequence[Any]) -> tuple[str, bool]:
+        return joined(pieces).strip(), False
+
+    def stream(self) -> ValueStream:
+        return JsonStream()
+
+
+JSON: Final = _Json("json", TYPING, builders={"json_body": json_body})
