@@ -18,6 +18,7 @@ from functools import partial
 
 from toolparse._calls import CallPolicy, build_calls
 from toolparse._dialect.build import RawCall
+from toolparse._dialect.syntaxes import ValueSyntax
 from toolparse._events import BlockFailure, ToolCall, ToolCallBlock
 from toolparse._stream.capture import Capture
 from toolparse._stream.output import Output, PendingBlock
@@ -51,7 +52,7 @@ def complete_block(output: Output, capture: Capture, policy: CallPolicy | None,
 
 
 def _built(raws: tuple[RawCall, ...], raw: str, start: int, policy: CallPolicy | None,
-           new_id: Callable[[], str], typing: str) -> ToolCallBlock:
+           new_id: Callable[[], str], typing: ValueSyntax) -> ToolCallBlock:
     return ToolCallBlock(build_calls(raws, raw, start, policy, new_id, typing), raw, start,
                          start + len(raw))
 
