@@ -189,19 +189,38 @@ def _strings(node: ast.AST) -> list[tuple[int, str]]:
             if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
+_SYNTAX_FIELDS = frozenset({"typing", "value_edges"})
+"""The names under which a dialect's syntaxes travel (a header's fields, parameters)."""
+
+
+def _mentions_a_syntax(node: ast.AST) -> bool:
+    """Whether an expression reads a `typing` or `value_edges` value (a name, an
+    attribute, a keyword), directly or inside it."""
+    return any((isinstance(n, ast.Name) and n.id in _SYNTAX_FIELDS)
+               or (isinstance(n, ast.Attribute) and n.attr in _SYNTAX_FIELDS)
+               for n in ast.walk(node))
+
+
 def _compared_names(source: str) -> list[tuple[int, str]]:
-    """The row names a module compares with or selects by: in a comparison (`==`,
-    `in`, ...), a `match` case, a dict's keys or a subscript."""
+    """The row names a module compares a syntax with, or selects by one: a comparison
+    (`==`, `in`, ...) or a `match` on a `typing`/`value_edges` value, or a subscript by
+    one of a dict keyed by row names. (A row name elsewhere is another thing's name:
+    `"json"` as a log format, `"none"` as a CLI value.)"""
     found: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Compare):
             operands: list[ast.AST] = [node.left, *node.comparators]
-        elif isinstance(node, ast.MatchValue):
-            operands = [node.value]
-        elif isinstance(node, ast.Dict):
-            operands = [key for key in node.keys if key is not None]
+            if not any(_mentions_a_syntax(o) for o in operands):
+                continue
+        elif isinstance(node, ast.Match):
+            if not _mentions_a_syntax(node.subject):
+                continue
+            operands = [p for c in node.cases for p in ast.walk(c.pattern)
+                        if isinstance(p, ast.MatchValue)]
         elif isinstance(node, ast.Subscript):
-            operands = [node.slice]
+            if not _mentions_a_syntax(node.slice):
+                continue
+            operands = [node.value]
         else:
             continue
         for operand in operands:

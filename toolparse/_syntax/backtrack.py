@@ -1,4 +1,4 @@
-"""What a pattern can cost Python's `re`, read from its syntax: for the grammar loader.
+r"""What a pattern can cost Python's `re`, read from its syntax: for the grammar loader.
 
 The stream engine matches every terminal with `re`, a backtracking matcher, and a
 backtracking matcher tries every way a pattern can read a text before it gives up. A
