@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import random
-import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -268,11 +267,6 @@ def worst_slowdown(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The row furthest behind deepseek, among the other dialects."""
     measured = [r for r in rows if "slowdown" in r and r["dialect"] != REFERENCE]
     return max(measured, key=lambda r: r["slowdown"], default=None)
-
-
-def median_slowdown(rows: list[dict[str, Any]], dialect: str) -> float | None:
-    found = [r["slowdown"] for r in rows if r["dialect"] == dialect and "slowdown" in r]
-    return statistics.median(found) if found else None
 
 
 def _chunk(chunk: int | None) -> int | str:
