@@ -167,7 +167,8 @@ def test_the_legend_is_there(report: dict[str, Any]) -> None:
     assert report["legend"] == [
         ["tp-valid", "valid call"], ["tp-repaired", "repaired call"],
         ["tp-rejected", "rejected call"], ["tp-unchecked", "unchecked call (no tools given)"],
-        ["tp-failed", "failed block: text, nothing ran"], ["tp-in-code", "in code, not run"]]
+        ["tp-failed", "failed block: text, nothing ran"], ["tp-in-code", "in code, not run"],
+        ["tp-reasoning", "reasoning: apart from the answer, never run"]]
 
 
 def test_the_failed_block_shows_its_reason(report: dict[str, Any]) -> None:

@@ -21,6 +21,7 @@ from toolparse._serve.foreign import Spotter, composite, foreign_markup
 from toolparse._serve.metrics import Metrics
 from toolparse._serve.observe import Watch, WatchedParser, install, watching
 from toolparse._serve.routing import Router
+from toolparse._syntax.files import grammars_dir
 from toolparse.openai import _parsers, stream_rewriter
 
 GOOD = """
@@ -159,7 +160,7 @@ def test_workers_get_the_routes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     from toolparse._serve import server
 
     grammar = tmp_path / "mine.lark"
-    grammar.write_text((Path(toolparse.__file__).parents[1] / "grammars" / "dialects" / "hermes.lark")
+    grammar.write_text((grammars_dir() / "dialects" / "hermes.lark")
                        .read_text(encoding="utf-8"), encoding="utf-8")
     text = GOOD.replace('dialect = "qwen3_coder"', 'grammar = "mine.lark"')
     config = load_fleet(write(tmp_path, text), ServeConfig())
