@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 from toolparse._syntax.dfa import DFA, can_finish, dfa_for, may_continue_into
-from toolparse._syntax.regexp import first_chars, partial_pattern, widths, without_captures
+from toolparse._syntax.regexp import (
+    first_chars, partial_pattern, refusal_reach, widths, without_captures)
 
 if TYPE_CHECKING:
     import regex
@@ -78,6 +79,9 @@ class TerminalSpec:
     bound: int = 0
     """The longest match the lexer's loop takes as it is: MAX_ATOM for an atom, any
     length for a run."""
+    refusal: int = 1
+    """How many characters after a match its negative lookaheads can read (at least
+    one: a match at the end of the text waits for the next character)."""
 
     @property
     def partial(self) -> regex.Pattern[str]:
@@ -122,6 +126,7 @@ class TerminalSpec:
             is_run=is_run,
             bound=sys.maxsize if is_run else MAX_ATOM,
             has_lookahead="(?=" in pattern or "(?!" in pattern,
+            refusal=_refusal(source),
             full=re.compile(source),
             # Lark's own order for a contextual lexer state.
             sort_key=(-priority, -max_width, -len(pattern), name),
@@ -360,6 +365,12 @@ def settle(lexer: StateLexer, m: re.Match[str] | None, text: str, pos: int, end:
     return spec, token_end
 
 
+def _refusal(pattern: str) -> int:
+    """`TerminalSpec.refusal` of `pattern`, at most MAX_ATOM."""
+    found = refusal_reach(pattern)
+    return max(1, MAX_ATOM if found is None else min(found, MAX_ATOM))
+
+
 def settle_state(lexer: StateLexer, m: re.Match[str] | None, text: str, pos: int, end: int,
                  final: bool) -> tuple[TerminalSpec | None, int, int]:
     """`settle`, and for a token still arriving (NEED_MORE) whose automaton found it
@@ -379,7 +390,9 @@ def settle_state(lexer: StateLexer, m: re.Match[str] | None, text: str, pos: int
         spec, token_end = _bounded(lexer, text, pos, end, final)
         return spec, token_end, -1
     if not final and end - pos <= MAX_ATOM:
-        if spec.has_lookahead and token_end == end:
+        if spec.has_lookahead and end - token_end < spec.refusal:
+            # (the text after it may still refuse it: `<` is STRING_LT only when no
+            # `<|end|>` follows, gpt_oss.lark)
             return spec, NEED_MORE, -1
         earlier = lexer.earlier_atoms[spec.name]
         if earlier:

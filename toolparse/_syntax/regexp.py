@@ -28,7 +28,7 @@ except ImportError:  # pragma: no cover
     _sre_parse = None
 
 __all__ = ["Partial", "first_chars", "leading_literal", "partial_pattern", "reach",
-           "second_chars", "widths", "without_captures"]
+           "refusal_reach", "second_chars", "widths", "without_captures"]
 
 
 @functools.cache
@@ -98,6 +98,36 @@ def reach(pattern: str) -> int | None:
     except Exception:
         return None
     return None if widest >= _sre_parse.MAXREPEAT else int(widest) + 1
+
+
+def refusal_reach(pattern: str) -> int | None:
+    """How many characters a negative lookahead of `pattern` can read (0: it has none);
+    None when unbounded or unknown. A match whose text goes on fewer characters than
+    that past its end may still be refused by the text that comes next (`<(?!\\|end)`
+    on `<|en`); a positive lookahead that has matched stays matched."""
+    try:
+        tree = _sre_parse.parse(pattern)
+    except Exception:
+        return None
+    widest = _refusals(tree)
+    return None if widest >= _sre_parse.MAXREPEAT else int(widest)
+
+
+def _refusals(node: Any) -> int:
+    """The widest negative lookahead in a parsed pattern (its tree, walked)."""
+    widest = 0
+    for item in node.data if hasattr(node, "data") else node:
+        if not isinstance(item, tuple) or len(item) != 2:
+            continue
+        op, av = item
+        if op is _sre_parse.ASSERT_NOT and av[0] == 1:
+            widest = max(widest, av[1].getwidth()[1])
+        for part in (av if isinstance(av, (tuple, list)) else ()):
+            if hasattr(part, "data"):
+                widest = max(widest, _refusals(part))
+            elif isinstance(part, list):
+                widest = max(widest, *(_refusals(p) for p in part if hasattr(p, "data")), 0)
+    return widest
 
 
 def leading_literal(patterns: list[str]) -> tuple[str, list[str]] | None:
