@@ -82,15 +82,18 @@ def joined(events: Iterable[Any]) -> str:
 
 
 def shape(events: Iterable[toolparse.Event]) -> list[tuple[Any, ...]]:
-    """A comparable summary: ("text", s), ("failed", s, reason) for a failed block's
-    text, ("reasoning", text, raw), or ("block", raw, [(name, arguments)])."""
+    """A comparable summary: ("text", s) (with its raw when that holds framing markup),
+    ("failed", s, reason) for a failed block's text, ("reasoning", text, raw), or
+    ("block", raw, [(name, arguments)])."""
     out: list[tuple[Any, ...]] = []
     for e in merge(events):
         if isinstance(e, toolparse.Reasoning):
             out.append(("reasoning", e.text, e.raw))
+        elif isinstance(e, toolparse.Text) and e.failure is not None:
+            out.append(("failed", e.text, e.failure.reason))
         elif isinstance(e, toolparse.Text):
-            out.append(("text", e.text) if e.failure is None
-                       else ("failed", e.text, e.failure.reason))
+            # Framing markup (SPEC 11) is in `raw` only.
+            out.append(("text", e.text) if e.raw == e.text else ("text", e.text, e.raw))
         else:
             out.append(("block", e.raw, [(c.name, c.arguments) for c in e.calls]))
     return out

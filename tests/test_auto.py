@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import toolparse
 from toolparse import Text, ToolCallBlock, corpus
+from conftest import joined
 from test_properties import FRAGMENTS, cuts, split_at_fractions
 
 CASES = corpus.find_cases()
@@ -79,7 +80,7 @@ def test_mixed_answers_give_each_dialects_own_calls(answers: list[tuple[str, str
     expected = [call for answer, dialect in answers for call in own_calls(answer, dialect)]
     got = toolparse.parse(text, "auto")
     assert [(call.name, call.arguments_json) for call in got.calls] == expected
-    assert "".join(e.raw if isinstance(e, ToolCallBlock) else e.text for e in got.events) == text
+    assert joined(got.events) == text
     chunks = split_at_fractions(text, points)
     assert events(chunks, "auto") == events([text], "auto")
 
@@ -91,7 +92,7 @@ def test_any_mix_is_read_the_same_whatever_the_chunking(text: str, points: list[
     chunks = split_at_fractions(text, points)
     got = events(chunks, "auto")
     assert got == events([text], "auto")
-    assert "".join(record.get("text", record.get("raw", "")) for record in got) == text
+    assert "".join(record["raw"] if "raw" in record else record["text"] for record in got) == text
 
 
 @pytest.mark.parametrize(("text", "dialect", "name"), [

@@ -244,7 +244,7 @@ def test_floor_does_what_the_issue_says() -> None:
 
 
 def _joined(result: toolparse.ParseResult) -> str:
-    return "".join(e.text if isinstance(e, toolparse.Text) else e.raw for e in result.events)
+    return "".join(e.raw for e in result.events)
 
 
 def test_growth_pair_runs_its_rounds_past_the_budget() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import toolparse
+from toolparse._syntax.files import grammars_dir
 from conftest import calls_of, check_chunkings  # noqa: F401  (the fixture)
 from test_dialects_samples import DIALECTS, SAMPLES
 from toolparse._dialect.loader import dialects, key_value_tokens
@@ -30,9 +31,13 @@ TYPED = tool("configure", {"n": {"type": "integer"}, "on": {"type": "boolean"},
 
 # ---- the registry ------------------------------------------------------------------------------
 
-def test_dialects_lists_the_seven_bundled_dialects_default_first() -> None:
-    assert dialects() == ("deepseek", "anthropic", "glm45", "hermes", "kimi_k2", "minimax_m2",
-                          "qwen3_coder")
+def test_dialects_lists_every_grammar_file_default_first_then_by_name() -> None:
+    # A dialect is its grammar file: a new file in grammars/dialects/ is listed, with
+    # no list to edit.
+    files = sorted(path.stem for path in (grammars_dir() / "dialects").glob("*.lark"))
+    assert dialects() == ("deepseek", *(name for name in files if name != "deepseek"))
+    assert {"deepseek", "anthropic", "glm45", "hermes", "kimi_k2", "minimax_m2",
+            "qwen3_coder", "gpt_oss"} <= set(dialects())
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -40,7 +45,7 @@ def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> No
     loaded = toolparse.Dialect.bundled(dialect)
     assert loaded.path == grammar_path(f"dialects/{dialect}.lark")
     assert loaded.description and "\n" not in loaded.description
-    assert loaded.typing == {"deepseek": "attribute", "hermes": "json", "kimi_k2": "json"}.get(
+    assert loaded.typing == {"deepseek": "attribute", "hermes": "json", "kimi_k2": "json", "gpt_oss": "json"}.get(
         dialect, "schema")
 
 

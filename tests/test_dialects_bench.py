@@ -27,8 +27,7 @@ def test_each_workload_is_the_same_content_and_parses_whole(shape: str, dialect:
     workload = dialect_workload(shape, dialect, SIZE, 7)
     assert workload == dialect_workload(shape, dialect, SIZE, 7)  # deterministic
     result = toolparse.parse(workload.text, dialect=dialect)
-    assert "".join(e.text if isinstance(e, toolparse.Text) else e.raw
-                   for e in result.events) == workload.text
+    assert "".join(e.raw for e in result.events) == workload.text
     assert result.failures == ()
     blocks = [e for e in result.events if isinstance(e, toolparse.ToolCallBlock)]
     assert len(blocks) == workload.real_blocks > 0

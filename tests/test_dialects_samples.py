@@ -52,6 +52,7 @@ ONE_LINE = {
     "hermes": '<tool_call>{{"name": "{name}", "arguments": {{}}}}</tool_call>',
     "kimi_k2": ("<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0"
                 "<|tool_call_argument_begin|>{{}}<|tool_call_end|><|tool_calls_section_end|>"),
+    "gpt_oss": "<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{{}}",
 }
 
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
@@ -59,6 +60,12 @@ KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>
 
 def kimi(name: str, args: str, i: int = 0) -> str:
     return KIMI_CALL.format(name=name, i=i, args=args)
+
+
+def harmony(name: str, args: str, head: str = "<|start|>assistant<|channel|>commentary") -> str:
+    """A gpt-oss call message as openai-harmony renders it, without the <|call|> a server
+    strips: the call ends where its JSON object closes."""
+    return f"{head} to=functions.{name} <|constrain|>json<|message|>{args}"
 
 
 SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
@@ -159,6 +166,18 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
          "<|tool_call", kimi("c", "{}")),
         (kimi("a", '{"p": 1}'), kimi("run", '{"command": "rm -rf build"}', 1), kimi("b", "{}", 2)),
         "<|tool_calls_section_begin|>\n", "\n<|tool_calls_section_end|>", "<|tool_call_end|>", False),
+    Sample(
+        "gpt_oss",
+        ((harmony("read_file", '{"path": "README.md"}'), [("read_file", {"path": "README.md"})]),
+         (harmony("a", '{"x": [1, "<b>`", {"y": "<|im_end|> <|"}]}', "<|channel|>commentary"),
+          [("a", {"x": [1, "<b>`", {"y": "<|im_end|> <|"}]})]),
+         ("<|start|>assistant to=functions.o<|channel|>commentary json<|message|>{}", [("o", {})])),
+        ("<|start|>", "assistant", "<|channel|>", "commentary", "analysis", "final",
+         " to=functions.a", " <|constrain|>json", "<|message|>", "<|end|>", "<|call|>",
+         "<|return|>", "<|", "|>", "{", "}", harmony("c", "{}")),
+        (harmony("a", '{"p": 1}'), harmony("run", '{"command": "rm -rf build"}'),
+         harmony("b", "{}")),
+        "", "", "}", True),
 ]}
 
 DIALECTS = sorted(SAMPLES)

@@ -179,6 +179,12 @@ def _kimi(calls: Sequence[Call]) -> str:
     return f"<|tool_calls_section_begin|>\n{body}\n<|tool_calls_section_end|>"
 
 
+def _gpt_oss(calls: Sequence[Call]) -> str:
+    return "".join(f"<|start|>assistant<|channel|>commentary to=functions.{call.name} "
+                   f"<|constrain|>json<|message|>{call.arguments_text()}<|call|>"
+                   for call in calls)
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -187,6 +193,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "glm45": _glm,
     "hermes": _hermes,
     "kimi_k2": _kimi,
+    "gpt_oss": _gpt_oss,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

@@ -16,7 +16,12 @@ from conftest import all_chunkings, joined, shape, stream
 from test_auto import SHARED_TAGS
 from test_properties import FRAGMENTS, cuts, split_at_fractions
 
-FORMATS = toolparse.reasoning_formats()
+CHANNELS = [name for name in toolparse.reasoning_formats()
+            if toolparse.ReasoningFormat.bundled(name).channels]
+"""Channels formats (harmony): their regions open through a dialect's message headers,
+and their markers are patterns, not literals: tests/test_harmony.py renders them with
+the vendor's own library."""
+FORMATS = [name for name in toolparse.reasoning_formats() if name not in CHANNELS]
 
 
 def markers(name: str) -> tuple[str, str]:
@@ -39,7 +44,7 @@ def _one_block(dialect: str) -> str:
 BLOCKS = {dialect: _one_block(dialect) for dialect in toolparse.dialects()}
 DEFAULTS = {dialect: toolparse.Dialect.bundled(dialect).reasoning
             for dialect in toolparse.dialects()}
-THINKING = [d for d in toolparse.dialects() if DEFAULTS[d] is not None]
+THINKING = [d for d in toolparse.dialects() if DEFAULTS[d] not in (None, *CHANNELS)]
 
 
 def calls(text: str, **options: Any) -> list[str]:
@@ -49,6 +54,7 @@ def calls(text: str, **options: Any) -> list[str]:
 def test_every_bundled_format_is_listed_and_every_dialect_declares_its_default() -> None:
     assert set(FORMATS) >= {"think", "seed_think", "mistral_think", "mm_think", "kimi_think",
                             "command", "apertus", "gemma4"}
+    assert CHANNELS == ["harmony"] and DEFAULTS["gpt_oss"] == "harmony"
     assert DEFAULTS["anthropic"] is None
     assert all(DEFAULTS[d] == "think" for d in
                ("deepseek", "qwen3_coder", "glm45", "minimax_m2", "hermes", "kimi_k2"))

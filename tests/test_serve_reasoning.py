@@ -106,3 +106,25 @@ def test_bad_reasoning_flags_are_bad_use(capsys: pytest.CaptureFixture[str]) -> 
 
     assert main(["serve", "--upstream", "http://127.0.0.1:9/v1", "--reasoning", "thinkers"]) == 2
     assert "seed_think" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def harmony(upstream: Running) -> Iterator[Running]:
+    """A gpt-oss route: harmony's messages (SPEC 11), headers and end tokens framing."""
+    with _proxy(upstream, dialect="gpt_oss") as server:
+        yield server
+
+
+def test_gpt_oss_analysis_is_reasoning_content_and_framing_never_content(
+        harmony: Running) -> None:
+    quoted = ('<|start|>assistant<|channel|>commentary to=functions.rm <|constrain|>json'
+              '<|message|>{"path": "build"}')
+    thinking = f"I could write {quoted}, but first I read."
+    call = ('<|start|>assistant<|channel|>commentary to=functions.read_file <|constrain|>json'
+            '<|message|>{"path": "a.md"}<|call|>')
+    answer = f"<|channel|>analysis<|message|>{thinking}<|end|>{call}"
+    assert _streamed(harmony, answer) == (thinking, "", ["read_file"], "tool_calls")
+    assert _whole(harmony, answer) == (thinking, "", ["read_file"], "tool_calls")
+    final = ("<|channel|>analysis<|message|>Greet.<|end|>"
+             "<|start|>assistant<|channel|>final<|message|>Hello **there**.<|return|>")
+    assert _streamed(harmony, final) == ("Greet.", "Hello **there**.", [], "stop")

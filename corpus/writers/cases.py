@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from writers.commonmark import commonmark_disagreements
-from writers.segments import Block, Code, Failed, Prose, Segment, Thinking
+from writers.segments import Block, Code, Failed, Framing, Prose, Segment, Thinking
 
 # ---- cases ---------------------------------------------------------------------------------
 
@@ -30,7 +30,7 @@ class Case:
 
     @property
     def text(self) -> str:
-        return "".join(s.raw if isinstance(s, (Block, Thinking)) else s.text
+        return "".join(s.raw if isinstance(s, (Block, Thinking, Framing)) else s.text
                        for s in self.segments)
 
     def expected(self) -> list[dict[str, Any]]:
@@ -39,9 +39,16 @@ class Case:
         offset = 0
         for segment in self.segments:
             start = offset
-            offset += len(segment.raw if isinstance(segment, (Block, Thinking)) else segment.text)
-            if isinstance(segment, Thinking):
-                records.append({"reasoning": segment.text, "raw": segment.raw})
+            offset += len(segment.raw if isinstance(segment, (Block, Thinking, Framing))
+                          else segment.text)
+            if isinstance(segment, (Thinking, Framing)):
+                # Merged with the record before it of the same kind, as the events are.
+                key = "reasoning" if isinstance(segment, Thinking) else "text"
+                if records and set(records[-1]) == {key, "raw"}:
+                    records[-1][key] += segment.text
+                    records[-1]["raw"] += segment.raw
+                else:
+                    records.append({key: segment.text, "raw": segment.raw})
             elif isinstance(segment, Failed):
                 records.append({"text": segment.text, "failure": segment.reason,
                                 "at": start + segment.offset()})
@@ -55,7 +62,7 @@ class Case:
                     index += 1
                 records.append({"calls": calls, "raw": segment.raw})
             elif segment.text:
-                if records and "text" in records[-1] and "failure" not in records[-1]:
+                if records and records[-1].keys() == {"text"}:
                     records[-1]["text"] += segment.text
                 else:
                     records.append({"text": segment.text})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from writers.segments import Block, Code, Thinking
+from writers.segments import Block, Code, Framing, Thinking
 
 if TYPE_CHECKING:
     from writers.cases import Case
@@ -70,16 +70,21 @@ def commonmark_disagreements(c: Case) -> list[str]:
     stand_in = _StandIns()
     in_code: list[str] = []
     outside: list[str] = []
-    pieces = []
+    pieces: list[str] = []
+    documents: list[list[str]] = []
     for s in c.segments:
         if isinstance(s, Code):
             found: list[str] = []
             pieces.append(_mark(s.text, stand_in, found))
             assert found, f"{c.group}/{c.name}: a Code segment without a tag"
             in_code += found
-        elif isinstance(s, Thinking):
-            assert not "".join(pieces).strip(), "a region opens only at the start (SPEC 11)"
-            pieces = []   # the whitespace before it is no Markdown: a fresh document after
+        elif isinstance(s, (Thinking, Framing)):
+            if isinstance(s, Thinking) and not documents:
+                assert not "".join(pieces).strip(), "a region opens at the start (SPEC 11)"
+                pieces = []   # the whitespace before it is no Markdown
+            # A region or a message boundary: a fresh document after it.
+            documents.append(pieces)
+            pieces = []
         elif isinstance(s, Block):
             first_line = re.split(r"\r\n|\r|\n", s.raw, maxsplit=1)[0]
             found = []
@@ -89,7 +94,7 @@ def commonmark_disagreements(c: Case) -> list[str]:
             outside.append(found[0])
         else:
             pieces.append(s.text)
-    marked = "".join(pieces)
+    documents.append(pieces)
     kinds: dict[str, set[str]] = {m: set() for m in in_code + outside}
 
     def visit(token: Any) -> None:
@@ -105,8 +110,9 @@ def commonmark_disagreements(c: Case) -> list[str]:
         for child in token.children or []:
             visit(child)
 
-    for token in MarkdownIt("commonmark").parse(marked):
-        visit(token)
+    for document in documents:
+        for token in MarkdownIt("commonmark").parse("".join(document)):
+            visit(token)
     problems = []
     for m in in_code:
         if kinds[m] != {"code"}:

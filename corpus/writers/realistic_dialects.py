@@ -91,6 +91,8 @@ def compose_dialect(dialect: str, s: Scenario, template: str, where: str,
     else:  # two-blocks
         segments = [s.intro + "\n\n", *shown, words["first"] + "\n\n", *real,
                     "\n\n" + words["then"] + "\n\n", *dialect_blocks(dialect, (s.follow_up,), nl), "\n"]
+    if WRITERS[dialect].answer is not None:
+        segments = WRITERS[dialect].answer(segments)
     if use_crlf:
         segments = list(crlf(*segments))
     description = (f"A realistic {'Chinese ' if s.language == 'zh' else ''}answer in {dialect} "
@@ -100,7 +102,7 @@ def compose_dialect(dialect: str, s: Scenario, template: str, where: str,
 
 
 def realistic_dialects() -> None:
-    for writer in writers():
+    for writer in (w for w in writers() if w.realistic):
         for j, recipe in enumerate(DIALECT_RECIPES):
             scenario = SCENARIOS[(rank(writer) * 5 + j * 3) % len(SCENARIOS)]
             name, description, segments = compose_dialect(writer.name, scenario, *recipe)

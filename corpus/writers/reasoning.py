@@ -7,7 +7,7 @@ from functools import partial
 
 from writers.cases import case
 from writers.deepseek_calls import SHELL, WEATHER
-from writers.dialects import writers
+from writers.dialects import DialectWriter, writers
 from writers.dialects.kimi_k2 import kimi_calls
 from writers.realistic_dialects import dialect_blocks
 from writers.segments import Block, Call, Thinking, block, text
@@ -37,31 +37,37 @@ def _real_block(dialect: str, call: Call) -> Block:
     return real
 
 
-def _reasoning_dialects() -> list[tuple[str, str, Callable[[Call], Block] | None]]:
-    """(dialect, its default reasoning format, how it quotes a call) for each dialect
-    that has a default format."""
-    return [("deepseek", "think", None)] + [(w.name, w.reasoning, w.quote) for w in writers()
-                                           if w.reasoning is not None]
+def _reasoning_dialects() -> list[tuple[str, Callable[..., Thinking],
+                                         Callable[[Call], Block] | None]]:
+    """(dialect, how a region of its default format is written, how it quotes a call)
+    for each dialect that has a default format."""
+    def region(w: DialectWriter) -> Callable[..., Thinking]:
+        if w.thinking is not None:
+            thinking = w.thinking
+            return lambda body, opened=True, closed=True: thinking(body, opened, closed)
+        return partial(_thinking, w.reasoning)
+    return [("deepseek", partial(_thinking, "think"), None)] + [
+        (w.name, region(w), w.quote) for w in writers() if w.reasoning is not None]
 
 
 def reasoning() -> None:
     g = "reasoning"
     shell = Call("run_shell", (text("command", "rm -rf build"),))
-    for d, fmt, quote in _reasoning_dialects():
+    for d, thinking, quote in _reasoning_dialects():
         quoted = (quote or partial(_real_block, d))(shell).raw
         real = _real_block(d, WEATHER)
         case(g, f"{d}-quoted-call-then-real-call",
              "A call quoted while thinking is reasoning, never a call (SPEC G3b); the real "
              "call after the region is one",
-             _thinking(fmt, f"The format is {quoted}, but first I should ask.\n"),
+             thinking(f"The format is {quoted}, but first I should ask.\n"),
              "\n\nI'll check the weather.\n", real, "\n", dialect=d)
         case(g, f"{d}-in-reasoning", "The prompt opened the region (in_reasoning): the "
              "stream starts inside it, with no opener",
-             _thinking(fmt, f"Plan: {quoted}\n", opened=False), "\nChecking.\n", real,
+             thinking(f"Plan: {quoted}\n", opened=False), "\nChecking.\n", real,
              "\n", dialect=d, in_reasoning=True)
         case(g, f"{d}-never-closed", "A region that never closes is reasoning to the end, "
              "not a failure: nothing in it runs",
-             _thinking(fmt, f"Maybe {quoted} or", closed=False), dialect=d)
+             thinking(f"Maybe {quoted} or", closed=False), dialect=d)
     opener, closer = _markers("think")
     case(g, "mid-answer-marker", "A marker anywhere but the start is text: the call after "
          "it is a call", f"Wrap your thoughts in {opener} and {closer} tags.\n\n",

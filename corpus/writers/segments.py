@@ -47,6 +47,16 @@ class Thinking:
 
 
 @dataclass(frozen=True)
+class Framing:
+    """Markup that frames messages (SPEC 11, harmony: a header, an end token): in the
+    events' `raw`, never in their text. A message boundary: the text after it is a fresh
+    Markdown document."""
+
+    raw: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
 class Code:
     """Text whose tag openings a CommonMark renderer places inside code."""
 
@@ -97,7 +107,7 @@ class Block:
     calls: tuple[Call, ...]
 
 
-Segment = Prose | Code | Failed | Block | Thinking
+Segment = Prose | Code | Failed | Block | Thinking | Framing
 
 
 # ---- parameters ----------------------------------------------------------------------------

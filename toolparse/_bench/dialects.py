@@ -120,6 +120,12 @@ def _kimi(calls: list[Call]) -> str:
     return f"<|tool_calls_section_begin|>\n{body}\n<|tool_calls_section_end|>"
 
 
+def _gpt_oss(calls: list[Call]) -> str:
+    return "\n".join(f"<|start|>assistant<|channel|>commentary to=functions.{name} "
+                     f"<|constrain|>json<|message|>{_arguments(params)}<|call|>"
+                     for name, params in calls)
+
+
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -141,6 +147,8 @@ MARKUP: Final[dict[str, Markup]] = {
     "hermes": Markup(_hermes, ("<tool_call>", '{"name": "x"}', "</tool_call>"), per_call=True),
     "kimi_k2": Markup(_kimi, ("<|tool_calls_section_begin|>", "<|tool_call_begin|>",
                               "<|tool_call_end|>")),
+    "gpt_oss": Markup(_gpt_oss, ("<|start|>assistant", "<|channel|>commentary to=functions.x",
+                                 "<|call|>"), per_call=True),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
@@ -242,9 +250,7 @@ def measure_dialects(names: list[str], plan: Plan, seed: int,
                        "real_blocks": workload.real_blocks}
                 if result is not None:
                     row["calls_found"] = len(result.calls)
-                    row["lossless"] = "".join(
-                        e.text if isinstance(e, toolparse.Text) else e.raw
-                        for e in result.events) == workload.text
+                    row["lossless"] = "".join(e.raw for e in result.events) == workload.text
                 rows.append(row)
                 progress(f"{shape} {name} {chunk_label(chunk)}: "
                          f"{row['engine_mb_s']:.2f} MB/s, {cell.ratio:.3f}x floor")

@@ -222,8 +222,7 @@ def _check(workload: Workload, size: int, result: Any) -> dict[str, Any]:
     """What one-shot `parse()` found in a workload, and whether it gave the text back."""
     import toolparse
 
-    joined = "".join(e.text if isinstance(e, toolparse.Text) else e.raw
-                     for e in result.events)
+    joined = "".join(e.raw for e in result.events)
     blocks = [e for e in result.events if isinstance(e, toolparse.ToolCallBlock)]
     return {"workload": workload.name, "size": size, "chars": len(workload.text),
             "lossless": joined == workload.text, "real_blocks": workload.real_blocks,

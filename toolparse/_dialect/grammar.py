@@ -28,6 +28,8 @@ from toolparse._dialect.openers import BlockStarts
 from toolparse._dialect.records import GrammarRecord
 from toolparse._dialect.roles import BlockRoles, block_ends, own_name
 from toolparse._dialect.table import Table
+from toolparse._reasoning.formats import resolve_format
+from toolparse._reasoning.region import Markers
 from toolparse._syntax.dfa import DFA, dfa_for
 from toolparse._syntax.regexp import first_chars, leading_literal, partial_pattern
 
@@ -124,6 +126,15 @@ class Grammar:
         """The terminals a block can end with (the last terminals of its start rules):
         only after one of them can the parser accept the end."""
         return block_ends(self.record.rules, set(self.opener_rule.values()))
+
+    @functools.cached_property
+    def message_closers(self) -> Markers | None:
+        """What ends a message this grammar's headers open (`reasoning_message`,
+        `content_message`): the end marker of the reasoning format its header names
+        (SPEC 11, harmony); None when it opens none (the loader checks the format)."""
+        if not set(self.opener_rule.values()) & {"reasoning_message", "content_message"}:
+            return None
+        return Markers([resolve_format(self.header.reasoning or "").close])
 
     @functools.cached_property
     def gates(self) -> str:

@@ -40,15 +40,23 @@ from toolparse._dialect.header import Header, read_header
 from toolparse._dialect.lexer import TerminalSpec
 from toolparse._dialect.records import FORMAT, GrammarRecord, RuleRecord
 from toolparse._dialect.roles import (
-    BlockRoles, block_roles, own_name, reachable, reachable_children, tokens_around)
+    MESSAGE_RULES,
+    BlockRoles,
+    block_roles,
+    own_name,
+    reachable,
+    reachable_children,
+    tokens_around,
+)
 from toolparse._dialect.syntaxes import RULE_SYNTAXES
 from toolparse._dialect.table import Table, read_table
 from toolparse._errors import DialectTypeError, GrammarError, UnknownDialectError
+from toolparse._reasoning.formats import resolve_format
 from toolparse._syntax.dfa import DFA
 from toolparse._syntax.files import cached_json, grammars_dir, import_paths
 
-__all__ = ["AUTO", "DEFAULT", "bundled_dialects", "dialects", "key_value_tokens",
-           "load_bundled", "load_file", "resolve_dialect"]
+__all__ = ["AUTO", "DEFAULT", "MESSAGE_RULES", "bundled_dialects", "dialects",
+           "key_value_tokens", "load_bundled", "load_file", "resolve_dialect"]
 
 AUTO = "auto"
 """The name of the dialect that reads every bundled dialect at once (SPEC 5.2)."""
@@ -56,10 +64,10 @@ AUTO = "auto"
 DEFAULT = "deepseek"
 """The dialect `parse` and `StreamParser` read when none is named."""
 
-START_RULES = ("block", "orphan_block", "attribute")
+START_RULES = ("block", "orphan_block", "attribute", *MESSAGE_RULES)
 """Start rules: `block` and the optional `orphan_block` are what the engine looks for;
 the optional `attribute` keeps the ATTRIBUTE terminal in the grammar (no rule of a block
-uses it: it reads attributes out of a tag's text)."""
+uses it: it reads attributes out of a tag's text); the optional `MESSAGE_RULES`."""
 
 BUILT_RULES = (*CONTRACT_RULES, *RULE_SYNTAXES)
 """The rules that build something: the contract's and the value syntaxes' (merged)."""
@@ -239,7 +247,22 @@ def _load_grammar(text: str, path: Path, name: str) -> Grammar:
     check_loops(grammar.terminals.values(), costs, grammar.openers, _tried_often(grammar),
                 _refuser(text, path))
     _check_states(grammar, text, path)
+    _check_messages(grammar, text, path)
     return grammar
+
+
+def _check_messages(grammar: Grammar, text: str, path: Path) -> None:
+    """A grammar whose headers open messages (`MESSAGE_RULES`) names a channels
+    reasoning format in its header: its end marker ends the messages (SPEC 11)."""
+    rules = set(grammar.opener_rule.values()) & {"reasoning_message", "content_message"}
+    if not rules:
+        return
+    name = grammar.header.reasoning
+    if name is None or not resolve_format(name).channels:
+        rule = min(rules)
+        raise GrammarError(f"rule {rule!r} opens messages: the header must name a channels "
+                           "reasoning format (reasoning=harmony), whose end marker ends them",
+                           path=str(path), line=_definition_line(text, rule), rule=rule)
 
 
 def _tried_often(grammar: Grammar) -> set[str]:

@@ -12,11 +12,13 @@ where a call's name comes from. Each is read from the rules the engine knows by 
                      terminals that can follow it in `invoke` instead: a call has
                      started once the model wrote more than the tag a prose mention
                      has too (SPEC 3.2)
-    block_opens      first terminals of `block`
+    block_opens      first terminals of `block`, and of the message rules (a header
+                     opens a message: SPEC 11)
     block_closes     last terminals of `block`, and those of `orphan_block` that do not
                      also close a call: a broken block's span must not end at the close
                      of a call inside it (a bare Qwen `</function>`), or the calls
-                     after it would run
+                     after it would run; never a terminal of a shared value grammar
+                     (`grammars/common/`: a `}` ends a value, not a block's span)
     section_opens    first terminals of `cdata` and `nested_cdata`
     section_closes   last terminals of `cdata` and `nested_cdata`
     param_starts     first terminals of `param` (incremental events find an argument)
@@ -33,8 +35,17 @@ from typing import NamedTuple
 
 from toolparse._dialect.records import RuleRecord, Symbol
 
-__all__ = ["BlockRoles", "block_ends", "block_roles", "own_name", "reachable", "reachable_children",
-           "tokens_around"]
+__all__ = ["BlockRoles", "MESSAGE_RULES", "block_ends", "block_roles", "own_name", "reachable",
+           "reachable_children", "tokens_around"]
+
+MESSAGE_RULES = ("reasoning_message", "content_message", "framing")
+"""Start rules of a dialect whose markup frames messages (SPEC 11, harmony): a header
+opening a message whose text is reasoning, one whose text is content, and markup that
+stands alone. Each is one terminal; the engine reads the message's text itself, to the
+end marker of the reasoning format the grammar's header names."""
+
+_SHARED = "common__"
+"""The namespace `%import common.<file>` gives the terminals of a shared sub-grammar."""
 
 
 class BlockRoles(NamedTuple):
@@ -222,8 +233,8 @@ def block_roles(rules: Sequence[RuleRecord], built: Iterable[str]) -> BlockRoles
                     | (edges.of_rules(("orphan_block",), last=True) - call_closes))
     return BlockRoles(
         call_starts=call_starts,
-        block_opens=block_opens,
-        block_closes=block_closes,
+        block_opens=block_opens | edges.of_rules(MESSAGE_RULES, last=False),
+        block_closes=frozenset(n for n in block_closes if not n.startswith(_SHARED)),
         section_opens=edges.of_rules(sections, last=False),
         section_closes=edges.of_rules(sections, last=True),
         delimiters=frozenset(delimiters),

@@ -15,6 +15,13 @@ ends (SPEC G2), so it is refused at load with a `GrammarError` naming the termin
 file's first comment is its one-line description, and its header says what it is:
 
     //! toolparse: reasoning
+    //! toolparse: reasoning channels
+
+A *channels* format (harmony) frames every message: its regions open at each message
+boundary, not only at the start of the stream, through the block starts of a dialect
+that imports its terminals (`reasoning_message`, `content_message` and `framing` rules;
+docs/reasoning.md, "Channels"). Its OPEN is then never looked for at the start of the
+stream by itself: a header there is read by the dialect like any other.
 
 What Lark compiles from the file (each terminal as a regular expression) is cached with
 the other grammar data, so a warm start does not import Lark (`_syntax/files.py`).
@@ -72,6 +79,9 @@ class ReasoningFormat:
     open: Marker
     close: Marker
     label: Marker | None
+    channels: bool = False
+    """A channels format: its regions open at every message boundary, through the
+    dialect's block starts (see the module's docstring)."""
 
     def __repr__(self) -> str:
         return f"ReasoningFormat({self.name!r}, {self.path.name!r})"
@@ -141,7 +151,8 @@ def load_format(path: Path, name: str | None = None) -> ReasoningFormat:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise GrammarError(f"cannot read reasoning grammar: {e}", path=str(path)) from e
-    if not any("reasoning" in m.group(1).split() for m in _HEADER.finditer(text)):
+    words = {word for m in _HEADER.finditer(text) for word in m.group(1).split()}
+    if "reasoning" not in words:
         raise GrammarError("not a reasoning grammar: its header must say "
                            "`//! toolparse: reasoning`", path=str(path))
     terminals = terminal_table(path)
@@ -157,7 +168,7 @@ def load_format(path: Path, name: str | None = None) -> ReasoningFormat:
     if sep and head.endswith(".lark"):
         description = rest.strip()
     return ReasoningFormat(name or path.stem, path, description, markers["OPEN"],
-                           markers["CLOSE"], markers.get("LABEL"))
+                           markers["CLOSE"], markers.get("LABEL"), "channels" in words)
 
 
 def _marker(name: str, pattern: str, literal: str | None, path: Path) -> Marker:

@@ -27,7 +27,7 @@ from typing import Final
 
 from toolparse._reasoning.formats import Marker, ReasoningFormat
 
-__all__ = ["Markers", "Regions", "WAIT", "NO_REGION"]
+__all__ = ["Markers", "NO_REGION", "Regions", "WAIT", "closing"]
 
 WAIT: Final = -1
 """Not decided yet: the text ends where a marker may still be arriving."""
@@ -48,14 +48,15 @@ class Markers:
     def __init__(self, markers: Sequence[Marker]) -> None:
         self.markers = tuple(markers)
         self._search = re.compile("|".join(f"(?P<m{n}>{m.pattern})"
-                                           for n, m in enumerate(self.markers))).search
+                                           for n, m in enumerate(self.markers))
+                                  or r"(?!)").search   # (none: a search that finds nothing)
         firsts: set[str] = set()
         for marker in self.markers:
             dfa = marker.dfa
             row = dfa.table[dfa.initial]
             firsts.update(ch for ch, state in row.items() if state >= 0)
         self._first = "".join(sorted(firsts))
-        self._longest = max(marker.longest for marker in self.markers)
+        self._longest = max((marker.longest for marker in self.markers), default=0)
 
     def first(self, text: str, pos: int, final: bool) -> tuple[int, int, int] | None:
         """The first complete marker in text[pos:] (of those that match there, the
@@ -123,12 +124,16 @@ class Regions:
     """The reasoning formats one parser reads, and the dialect's tool openers that end
     a region (SPEC G3b: Kimi opens its tool section before it closes its thinking)."""
 
-    __slots__ = ("formats", "openers", "_closers", "_any", "_labels")
+    __slots__ = ("formats", "openers", "_starting", "_closers", "_any", "_labels")
 
     def __init__(self, formats: Sequence[ReasoningFormat], enders: Sequence[Marker] = ()
                  ) -> None:
         self.formats = tuple(formats)
-        self.openers = Markers([f.open for f in self.formats])
+        # A channels format's regions open through the dialect's block starts, wherever
+        # a message begins: never by its opener alone at the stream start.
+        self.openers = Markers([f.open for f in self.formats if not f.channels])
+        self._starting = tuple(n for n, f in enumerate(self.formats) if not f.channels)
+        """Opener index -> format index."""
         # Per format: its closer first, then the enders.
         self._closers = tuple(Markers([f.close, *enders]) for f in self.formats)
         # A region the stream started inside (in_reasoning): any format's closer.
@@ -136,6 +141,12 @@ class Regions:
         self._any = Markers([*closes, *enders]), len(closes)
         self._labels = tuple(Markers([f.label]) if f.label is not None else None
                              for f in self.formats)
+
+    @property
+    def at_start(self) -> bool:
+        """Whether a region may open at the start of the stream (a format that is not a
+        channels format is read)."""
+        return bool(self.openers.markers)
 
     def may_open(self, text: str) -> bool:
         """Whether `text` may open a region (its first character that is not whitespace
@@ -150,6 +161,7 @@ class Regions:
         which, end = self.openers.at(text, pos, final)
         if which < 0:
             return -1, end
+        which = self._starting[which]
         label = self._labels[which]
         if label is not None:
             found, label_end = label.at(text, end, final)
@@ -166,11 +178,20 @@ class Regions:
         opener: the two offsets are equal), or at the end of the stream; while it goes
         on, the second is WAIT and the first is where the text that may go out ends."""
         closers, ends_after = (self._closers[fmt], 1) if fmt >= 0 else self._any
-        found = closers.first(text, pos, final)
-        if found is not None:
-            which, start, end = found
-            return start, (end if which < ends_after else start)
-        if final:
-            return len(text), len(text)
-        arriving = closers.arriving(text, pos)
-        return (arriving if arriving >= 0 else len(text)), WAIT
+        return closing(closers, ends_after, text, pos, final)
+
+
+def closing(closers: Markers, ends_after: int, text: str, pos: int, final: bool
+            ) -> tuple[int, int]:
+    """Inside a region (or a message) that `closers` end, from `pos`: (where its text
+    ends, where it ends). The first `ends_after` markers end it after themselves; the
+    others (tool openers) before. At the end of the stream it ends there; while it goes
+    on, the second is WAIT and the first is where the text that may go out ends."""
+    found = closers.first(text, pos, final)
+    if found is not None:
+        which, start, end = found
+        return start, (end if which < ends_after else start)
+    if final:
+        return len(text), len(text)
+    arriving = closers.arriving(text, pos)
+    return (arriving if arriving >= 0 else len(text)), WAIT

@@ -45,13 +45,15 @@ FAILED: Final = "failed"
 class Capture:
     """An open block: its parser, its text so far, and where it must end."""
 
-    __slots__ = ("grammar", "driver", "start", "parts", "ticket", "limit", "calls", "run",
+    __slots__ = ("grammar", "rule", "driver", "start", "parts", "ticket", "limit", "calls", "run",
                  "run_list", "run_stops", "invoked", "reason", "at", "expected", "depth",
                  "progress")
 
     def __init__(self, grammar: Grammar, rule: str, start: int, ticket: int, limit: int,
                  progress: CallProgress | None = None) -> None:
         self.grammar = grammar
+        self.rule = rule
+        """The start rule it reads (`block`, `orphan_block`, or a message rule)."""
         self.progress = progress
         """With incremental events: what the block's calls have shown so far."""
         builders = grammar.builders if progress is None else progress.builders(grammar.builders)
@@ -100,6 +102,15 @@ class Capture:
             self.at = self.start
             return False
         self.parts.append(value)
+        return True
+
+    def ended_at_open(self) -> bool:
+        """Whether the opening token is the whole block (a message header: SPEC 11);
+        then `calls` is set (none)."""
+        if self.grammar.enders.isdisjoint(self.grammar.opener_rule) or (
+                not self.driver.accepts_end()):
+            return False
+        self.calls = self.driver.finish()
         return True
 
     def _feed(self, name: str, token: Any, start: int) -> None:

@@ -69,6 +69,7 @@ from toolparse._errors import StreamClosedError
 from toolparse._events import Event
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.lexer import MAX_ATOM, TerminalSpec
+from toolparse._dialect.loader import MESSAGE_RULES
 from toolparse._reasoning import Regions
 from toolparse._stream.arriving import DEAD, DECIDE, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
@@ -81,7 +82,7 @@ from toolparse._stream.endings import (
     broken_span, complete_block, prose_mention, waiting_block)
 from toolparse._stream.keeping import KEPT_TAIL, Keeping
 from toolparse._stream.progress import CallProgress
-from toolparse._stream.reasoning import Thinking
+from toolparse._stream.reasoning import Thinking, message
 from toolparse._stream.scan import Opener, Scanner, arriving_at_end, scan
 from toolparse._stream.skip import ENDED, OPEN, FailedSpan
 from toolparse._stream.undecided import Undecided
@@ -135,10 +136,10 @@ class Engine:
         self._max_capture = max_capture
         self._output = Output(max_capture)
         self._md_queue = self._output.md_queue   # the same list: the fast path appends
-        self._thinking = Thinking(regions) if regions is not None else None
-        """The reasoning region at the start of the stream (SPEC 11), if any format is read."""
-        self._mode = (Mode.SCAN if regions is None else
-                      Mode.REASONING if in_reasoning else Mode.START)
+        self._thinking = Thinking(regions)
+        """Reasoning regions and messages (SPEC 11): `regions` None, none but messages."""
+        self._mode = (Mode.REASONING if in_reasoning else
+                      Mode.START if regions is not None and regions.at_start else Mode.SCAN)
         self._tail = ""
         """Text not decided yet: a token still arriving (see `_arriving`)."""
         self._base = 0
@@ -516,7 +517,7 @@ class Engine:
         base = self._base
         while True:
             mode = self._mode
-            if mode is Mode.START or mode is Mode.REASONING:
+            if mode is Mode.START or mode is Mode.REASONING or mode is Mode.CONTENT:
                 pos, waiting = self._think(mode, text, pos, final)
             elif mode is Mode.CAPTURE:
                 pos, waiting = self._lex(text, pos, base, final)
@@ -542,8 +543,8 @@ class Engine:
         return None
 
     def _think(self, mode: Mode, text: str, pos: int, final: bool) -> tuple[int, bool]:
-        """START or REASONING (`reasoning.py`): the region at the start of the stream."""
-        thinking = cast(Thinking, self._thinking)   # (the mode table guarantees one)
+        """START, REASONING or CONTENT (`reasoning.py`): a region, or a message."""
+        thinking = self._thinking
         step = thinking.start if mode is Mode.START else thinking.read
         pos, waiting, move = step(self._output, text, pos, final)
         self._mode = next_mode(mode, move) if move is not None else mode
@@ -576,6 +577,9 @@ class Engine:
         grammar, spec = openers[0]
         if self._begin(grammar, spec, token, start, opener.ticket, limit):
             self._mode = next_mode(self._mode, Move.OPEN)
+            capture = cast(Capture, self._capture)
+            if capture.ended_at_open():   # a message header (SPEC 11)
+                self._settle(capture, COMPLETE)
         return token_end
 
     def _begin(self, grammar: Grammar, spec: TerminalSpec, token: str, start: int,
@@ -640,7 +644,9 @@ class Engine:
         and the mode moves on."""
         self._capture = None
         self._limit = _NO_LIMIT
-        if outcome == COMPLETE:
+        if outcome == COMPLETE and capture.rule in MESSAGE_RULES:
+            self._mode = next_mode(self._mode, message(self._thinking, self._output, capture))
+        elif outcome == COMPLETE:
             self._mode = next_mode(self._mode, Move.COMPLETE)
             complete_block(self._output, capture, self._policy, self._new_id)
         elif capture.invoked and capture.ticket >= 0:

@@ -4,6 +4,8 @@
               (see `reasoning`)
     REASONING inside a reasoning region: its text is the model's thinking, never a call
               (see `reasoning`)
+    CONTENT   inside a message whose text is content (harmony's final channel): no
+              block opens in it (see `reasoning`)
     SCAN      outside any block; the text is Markdown (see `scan`)
     CHOOSING  `dialect="auto"`: a block-start tag that several grammars open; each reads
               on until one is chosen (see `contest`)
@@ -31,6 +33,7 @@ __all__ = ["IllegalMove", "Mode", "Move", "TRANSITIONS", "next_mode"]
 class Mode(enum.Enum):
     START = "start"
     REASONING = "reasoning"
+    CONTENT = "content"
     SCAN = "scan"
     CHOOSING = "choosing"
     CAPTURE = "capture"
@@ -43,6 +46,10 @@ class Move(enum.Enum):
     REGION_OPENS = "a reasoning region opens at the start of the stream"
     NO_REGION = "the stream starts with no reasoning region"
     REGION_ENDS = "the reasoning region ended"
+    REASONING_MESSAGE = "a header outside code opened a message whose text is reasoning"
+    CONTENT_MESSAGE = "a header outside code opened a message whose text is content"
+    FRAMED = "markup outside code that frames messages went out"
+    MESSAGE_ENDS = "the message whose text is content ended"
     OPEN = "a block-start tag outside code opens a capture"
     CONTEST = "a block-start tag outside code opens a capture in several grammars"
     CHOSEN = "one grammar's capture is chosen"
@@ -60,6 +67,11 @@ TRANSITIONS: Final[dict[tuple[Mode, Move], Mode]] = {
     (Mode.START, Move.REGION_OPENS): Mode.REASONING,
     (Mode.START, Move.NO_REGION): Mode.SCAN,
     (Mode.REASONING, Move.REGION_ENDS): Mode.SCAN,
+    # A message header is a block start of the dialect (harmony): read as one token.
+    (Mode.CAPTURE, Move.REASONING_MESSAGE): Mode.REASONING,
+    (Mode.CAPTURE, Move.CONTENT_MESSAGE): Mode.CONTENT,
+    (Mode.CAPTURE, Move.FRAMED): Mode.SCAN,
+    (Mode.CONTENT, Move.MESSAGE_ENDS): Mode.SCAN,
     (Mode.SCAN, Move.OPEN): Mode.CAPTURE,
     (Mode.SCAN, Move.CONTEST): Mode.CHOOSING,
     (Mode.CHOOSING, Move.CHOSEN): Mode.CAPTURE,

@@ -52,6 +52,12 @@ def regions_for(dialect: Dialect, reasoning: object, in_reasoning: object) -> Re
     else:
         raise ConfigTypeError(f"reasoning must be a reasoning format's name, 'auto' or None, "
                               f"not {type(reasoning).__name__}")
+    for f in formats:
+        if f.channels and not any(g.header.reasoning == f.name for g in dialect._grammars):
+            raise ConfigError(
+                f"reasoning={f.name!r} is a message protocol that only its own dialect reads "
+                f"(its headers are that dialect's syntax); the dialect {dialect.name!r} "
+                f"reads {dialect.reasoning!r} by default")
     return Regions(formats, dialect._reasoning_enders())
 
 

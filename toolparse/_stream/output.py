@@ -219,6 +219,35 @@ class Output:
         tracker never sees it."""
         self._emit(Reasoning(text, raw))
 
+    def content(self, piece: str) -> None:
+        """Give out a piece of a message's text that is content (SPEC 11, harmony's
+        final channel): text, but no Markdown the tracker reads, since no block opens
+        inside a message."""
+        self._emit(piece)
+
+    def framing(self, raw: str) -> None:
+        """Give out framing markup (SPEC 11: a message's header or end token): in the
+        event's `raw`, never in its text."""
+        self._emit(make_text("", raw=raw))
+
+    def end_document(self, offset: int, ticket: int) -> bool:
+        """A message boundary at stream offset `offset` (SPEC 11): the Markdown document
+        before it ends there, as at the end of a stream (every ticket settles; one still
+        open fails closed), and the text after it starts a fresh one. Returns whether
+        `ticket` (the boundary's own, -1: none) was in code."""
+        self.flush_md(offset)
+        in_code = False
+        for answered, code in self.md.finish():
+            if answered == ticket:
+                in_code = code
+            self._resolve([(answered, code)])
+        for held in list(self.waiting.values()):
+            self._settle(held, in_code=True)
+        self.md = MarkdownTracker()
+        self.md_flush_at = offset + MD_BATCH
+        self.answered = None
+        return in_code
+
     def block(self, event: ToolCallBlock | PendingBlock, ticket: int,
               prelude: list[ProgressEvent] | None = None) -> None:
         """Give out a complete block whose opening tag the tracker answered with

@@ -52,7 +52,8 @@ def event_records(events: Iterable[Event], *, with_status: bool = False) -> list
         if isinstance(event, Text):
             if not event.text:
                 continue
-            if records and "text" in records[-1] and last_failure == event.failure:
+            if (records and "text" in records[-1] and "raw" not in records[-1]
+                    and last_failure == event.failure):
                 records[-1] = {**records[-1], "text": records[-1]["text"] + event.text}
                 continue
             record: Record = {"text": event.text}

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from writers.segments import Block, Call
+from writers.segments import Block, Call, Segment, Thinking
 
 Named = Sequence[tuple[str, dict[str, Any]]]
 """Calls as (name, arguments as meant without tools)."""
@@ -44,6 +44,14 @@ class DialectWriter:
     """The dialect's default reasoning format (SPEC 11), or None for none."""
     quote: Callable[[Call], Block] | None = None
     """How a model quotes a call while thinking, when not as the whole real block."""
+    thinking: Callable[[str, bool, bool], Thinking] | None = None
+    """A region of the reasoning format (body, opened, closed), when its markers are not
+    one literal each (harmony's headers)."""
+    realistic: bool = True
+    """Whether the realistic answers (prose, an example in code, the call) are written in it."""
+    answer: Callable[[list[Segment | str]], list[Segment | str]] | None = None
+    """How an answer's text and blocks are sent, when not as they are: a message protocol
+    (harmony) puts the text in messages."""
     rank: int | None = None
     """Which realistic scenarios the dialect gets; by default from its name."""
 
@@ -58,10 +66,9 @@ def register(writer: DialectWriter) -> None:
 
 def writers() -> list[DialectWriter]:
     """Every dialect's writer, its module imported once, in a fixed order."""
-    if not WRITERS:
-        for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-            if module != "common":
-                importlib.import_module(f"{__name__}.{module}")
+    for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+        if module != "common":
+            importlib.import_module(f"{__name__}.{module}")   # (once: modules are cached)
     return sorted(WRITERS.values(), key=lambda w: (w.rank is None, w.rank or 0, w.name))
 
 

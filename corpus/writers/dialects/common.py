@@ -23,7 +23,7 @@ PROSE_INTRO = "Let me read the file first.\n\n"
 
 
 def common_cases(g: str, dialect: str, *, truncated: Failed, broken: list[Segment | str],
-            markdown: Block, typed: Block) -> None:
+                 markdown: Block, typed: Block) -> None:
     """The group cases every dialect has (its answers in prose, with examples in code and
     several calls, are in `realistic`): a truncated call, a broken one, a value holding
     Markdown and `<`, typing with tools."""

@@ -21,10 +21,6 @@ def hermes_call(name: str, arguments: dict[str, Any]) -> Block:
                         name, arguments)
 
 
-KIMI_BEGIN, KIMI_END = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
-
-
-
 
 def hermes() -> None:
     g = d = "hermes"
