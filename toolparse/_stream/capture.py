@@ -110,7 +110,8 @@ class Capture:
         if self.grammar.enders.isdisjoint(self.grammar.opener_rule) or (
                 not self.driver.accepts_end()):
             return False
-        self.calls = self.driver.finish()
+        self.driver.finish()   # (a message rule builds no call)
+        self.calls = ()
         return True
 
     def _feed(self, name: str, token: Any, start: int) -> None:
