@@ -179,6 +179,12 @@ def _kimi(calls: Sequence[Call]) -> str:
     return f"<|tool_calls_section_begin|>\n{body}\n<|tool_calls_section_end|>"
 
 
+def _deepseek_v3(calls: Sequence[Call]) -> str:
+    body = "\n".join(f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{call.name}\n```json\n"
+                     f"{call.arguments_text()}\n```<｜tool▁call▁end｜>" for call in calls)
+    return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -187,6 +193,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "glm45": _glm,
     "hermes": _hermes,
     "kimi_k2": _kimi,
+    "deepseek_v3": _deepseek_v3,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

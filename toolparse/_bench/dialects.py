@@ -121,6 +121,12 @@ def _kimi(calls: list[Call]) -> str:
     return f"<|tool_calls_section_begin|>\n{body}\n<|tool_calls_section_end|>"
 
 
+def _deepseek_v3(calls: list[Call]) -> str:
+    body = "\n".join(f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n"
+                     f"{_arguments(params)}\n```<｜tool▁call▁end｜>" for name, params in calls)
+    return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -142,6 +148,8 @@ MARKUP: Final[dict[str, Markup]] = {
     "hermes": Markup(_hermes, ("<tool_call>", '{"name": "x"}', "</tool_call>"), per_call=True),
     "kimi_k2": Markup(_kimi, ("<|tool_calls_section_begin|>", "<|tool_call_begin|>",
                               "<|tool_call_end|>")),
+    "deepseek_v3": Markup(_deepseek_v3, ("<｜tool▁calls▁begin｜>", "<｜tool▁sep｜>",
+                                         "<｜tool▁call▁end｜>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 

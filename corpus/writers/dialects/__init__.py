@@ -58,10 +58,11 @@ def register(writer: DialectWriter) -> None:
 
 def writers() -> list[DialectWriter]:
     """Every dialect's writer, its module imported once, in a fixed order."""
-    if not WRITERS:
-        for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-            if module != "common":
-                importlib.import_module(f"{__name__}.{module}")
+    # Every module, even when some registered already (another group imported them):
+    # an import is done once, so this costs a look-up each after the first.
+    for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+        if module != "common":
+            importlib.import_module(f"{__name__}.{module}")
     return sorted(WRITERS.values(), key=lambda w: (w.rank is None, w.rank or 0, w.name))
 
 
