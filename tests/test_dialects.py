@@ -35,7 +35,7 @@ def test_dialects_lists_the_bundled_dialects_default_first() -> None:
     assert names[0] == "deepseek" and list(names[1:]) == sorted(names[1:])
     assert {"anthropic", "glm45", "hermes", "kimi_k2", "minimax_m2", "qwen3_coder",
             # the special-token and tag formats of the third wave (issue 43)
-            "deepseek_v3"} <= set(names)
+            "deepseek_v3", "deepseek_v31"} <= set(names)
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -44,7 +44,7 @@ def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> No
     assert loaded.path == grammar_path(f"dialects/{dialect}.lark")
     assert loaded.description and "\n" not in loaded.description
     assert loaded.typing == {"deepseek": "attribute", "hermes": "json", "kimi_k2": "json",
-                             "deepseek_v3": "json"}.get(dialect, "schema")
+                             "deepseek_v3": "json", "deepseek_v31": "json"}.get(dialect, "schema")
 
 
 def test_the_cli_lists_each_dialect_with_its_description(capsys) -> None:

@@ -57,6 +57,9 @@ ONE_LINE = {
 ONE_LINE["deepseek_v3"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}"
                           "```json{{}}```<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
 
+ONE_LINE["deepseek_v31"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{{}}"
+                           "<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
+
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
 
 
@@ -70,6 +73,10 @@ V3_BEGIN, V3_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
 
 def v3(name: str, args: str) -> str:
     return V3_CALL.format(name=name, args=args)
+
+
+def v31(name: str, args: str) -> str:
+    return f"<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜>"
 
 
 SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
@@ -179,6 +186,17 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
         (V3_BEGIN, V3_END, "<｜tool▁call▁begin｜>", "function<｜tool▁sep｜>", "<｜tool▁sep｜>",
          "```json\n", "\n```", "<｜tool▁call▁end｜>", "<｜", "｜>", "<｜tool▁", v3("c", "{}")),
         (v3("a", '{"p": 1}'), v3("run", '{"command": "rm -rf build"}'), v3("b", "{}")),
+        V3_BEGIN, V3_END, "<｜tool▁call▁end｜>", False),
+    Sample(
+        "deepseek_v31",
+        ((V3_BEGIN + v31("read_file", '{"path": "README.md"}') + V3_END,
+          [("read_file", {"path": "README.md"})]),
+         (V3_BEGIN + v31("a", '{"x": [1, "<`b`>"]}') + v31(" b ", "{}") + V3_END,
+          [("a", {"x": [1, "<`b`>"]}), ("b", {})]),
+         (v31("o", "{}"), [("o", {})])),
+        (V3_BEGIN, V3_END, "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "<｜",
+         "｜>", "<｜tool▁", v31("c", "{}"), "function<｜tool▁sep｜>"),
+        (v31("a", '{"p": 1}'), v31("run", '{"command": "rm -rf build"}'), v31("b", "{}")),
         V3_BEGIN, V3_END, "<｜tool▁call▁end｜>", False),
 ]}
 

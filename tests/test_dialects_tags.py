@@ -123,3 +123,75 @@ def test_v3_the_fence_may_sit_on_the_names_line() -> None:
     text = V3_BEGIN + "<｜tool▁call▁begin｜>function<｜tool▁sep｜>f ```json{}```<｜tool▁call▁end｜>" + V3_END
     assert calls_of(text, dialect=V3) == [("f", {})]
     assert toolparse.Dialect.bundled(V3)._grammars[0].accept_only == {"_LENIENT_SAME_LINE"}
+
+
+# ---- deepseek_v31 ------------------------------------------------------------------------------
+
+V31 = "deepseek_v31"
+V31_SEP = "<｜tool▁sep｜>"
+
+
+def v31_call(name: str, arguments: str) -> str:
+    return f"<｜tool▁call▁begin｜>{name}{V31_SEP}{arguments}<｜tool▁call▁end｜>"
+
+
+def test_v31_the_template_layout_keeps_the_text_around_the_section(check_chunkings) -> None:
+    block = V3_BEGIN + v31_call("foo", '{"x":1}') + v31_call("bar", '{"y":2}') + V3_END
+    assert check_chunkings("some prefix text" + block + " some suffix text", dialect=V31) == [
+        ("text", "some prefix text"), ("block", block, [("foo", {"x": 1}), ("bar", {"y": 2})]),
+        ("text", " some suffix text")]
+    (call, _) = toolparse.parse(block, dialect=V31).calls
+    assert call.arguments_json == '{"x":1}'
+
+
+def test_v31_a_call_without_section_tokens_is_a_block_of_its_own(check_chunkings) -> None:
+    one, two = v31_call("a", "{}"), v31_call("b", '{"n": 2}')
+    assert check_chunkings(f"Calling {one}\n{two}{V3_END}", dialect=V31) == [
+        ("text", "Calling "), ("block", one, [("a", {})]), ("text", "\n"),
+        ("block", two, [("b", {"n": 2})]), ("text", V3_END)]
+    assert toolparse.Dialect.bundled(V31)._grammars[0].accept_only == {"orphan_block"}
+
+
+@pytest.mark.parametrize(("text", "failed"), [
+    # Cut off after the section token, before any call.
+    ("Let me look that up." + V3_BEGIN + "get_weather", V3_BEGIN),
+    # A section whose call has no call tokens.
+    (V3_BEGIN + 'foo' + V31_SEP + '{"x":1}' + V3_END, V3_BEGIN),
+])
+def test_v31_a_section_without_a_call_is_a_failed_mention(text: str, failed: str,
+                                                          check_chunkings) -> None:
+    events = check_chunkings(text, dialect=V31)
+    assert ("failed", failed, "unexpected_token") in events
+    assert "".join(e[1] for e in events) == text and not calls_of(text, dialect=V31)
+
+
+def test_v31_a_missing_call_end_fails_at_the_next_special_token(check_chunkings) -> None:
+    broken = V3_BEGIN + '<｜tool▁call▁begin｜>f' + V31_SEP + '{"a": 1}' + V3_END
+    events = check_chunkings(broken + " then " + V3_BEGIN + v31_call("g", "{}") + V3_END,
+                             dialect=V31)
+    assert events[0] == ("failed", broken, "unexpected_token")
+    assert events[-1][0] == "block" and events[-1][2] == [("g", {})]
+
+
+def test_v31_a_name_may_have_whitespace_around_it() -> None:
+    assert calls_of(V3_BEGIN + v31_call(" f\n", "{}") + V3_END, dialect=V31) == [("f", {})]
+    assert calls_of(V3_BEGIN + v31_call("", "{}") + V3_END, dialect=V31) == []
+
+
+# ---- auto: the DeepSeek formats share their section token ---------------------------------------
+
+@pytest.mark.parametrize(("text", "dialect", "calls"), [
+    (V3_BEGIN + v3_call("get_weather", '{"city": "Tokyo"}') + V3_END, V3,
+     [("get_weather", {"city": "Tokyo"})]),
+    (V3_BEGIN + v31_call("get_weather", '{"city": "Tokyo"}') + V3_END, V31,
+     [("get_weather", {"city": "Tokyo"})]),
+    # A V3.1 call named `function`: the head alone does not decide, the `{` does.
+    (V3_BEGIN + v31_call("function", '{"a": 1}') + V3_END, V31, [("function", {"a": 1})]),
+    (v31_call("bare", "{}"), V31, [("bare", {})]),
+])
+def test_auto_the_call_head_after_the_section_token_chooses(
+        text: str, dialect: str, calls: list[Any], check_chunkings) -> None:
+    # One section token, two grammars: the next token decides, whatever the chunking,
+    # and the block is exactly what that dialect alone reads.
+    assert check_chunkings(text, dialect="auto") == check_chunkings(text, dialect=dialect)
+    assert calls_of(text, dialect="auto") == calls

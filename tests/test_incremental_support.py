@@ -185,6 +185,12 @@ def _deepseek_v3(calls: Sequence[Call]) -> str:
     return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
 
 
+def _deepseek_v31(calls: Sequence[Call]) -> str:
+    body = "".join(f"<｜tool▁call▁begin｜>{call.name}<｜tool▁sep｜>{call.arguments_text()}"
+                   "<｜tool▁call▁end｜>" for call in calls)
+    return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -194,6 +200,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "hermes": _hermes,
     "kimi_k2": _kimi,
     "deepseek_v3": _deepseek_v3,
+    "deepseek_v31": _deepseek_v31,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

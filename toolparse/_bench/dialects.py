@@ -127,6 +127,12 @@ def _deepseek_v3(calls: list[Call]) -> str:
     return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
 
 
+def _deepseek_v31(calls: list[Call]) -> str:
+    body = "".join(f"<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{_arguments(params)}"
+                   "<｜tool▁call▁end｜>" for name, params in calls)
+    return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -150,6 +156,8 @@ MARKUP: Final[dict[str, Markup]] = {
                               "<|tool_call_end|>")),
     "deepseek_v3": Markup(_deepseek_v3, ("<｜tool▁calls▁begin｜>", "<｜tool▁sep｜>",
                                          "<｜tool▁call▁end｜>")),
+    "deepseek_v31": Markup(_deepseek_v31, ("<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>",
+                                           "<｜tool▁sep｜>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
