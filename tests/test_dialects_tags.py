@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import toolparse
-from conftest import calls_of, check_chunkings  # noqa: F401  (the fixture)
+from conftest import calls_of, check_chunkings, failures, split_at, stream  # noqa: F401
 
 
 def tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
@@ -176,6 +176,23 @@ def test_v31_a_missing_call_end_fails_at_the_next_special_token(check_chunkings)
 def test_v31_a_name_may_have_whitespace_around_it() -> None:
     assert calls_of(V3_BEGIN + v31_call(" f\n", "{}") + V3_END, dialect=V31) == [("f", {})]
     assert calls_of(V3_BEGIN + v31_call("", "{}") + V3_END, dialect=V31) == []
+
+
+@pytest.mark.parametrize(("dialect", "text", "token"), [
+    # V3: text after the closing fence, so the call end comes where the body goes on.
+    (V3, V3_BEGIN + v3_call("a", '{"x": "<"}') + v3_call("b", "{}").replace(
+        "<｜tool▁call▁end｜>", " stray <｜tool▁call▁end｜>") + V3_END, "<｜tool▁call▁end｜>"),
+    # V3.1: a second separator inside the arguments.
+    (V31, V3_BEGIN + v31_call("a", '{"x": "<"}') + v31_call("b", "{} " + V31_SEP + "{}") + V3_END,
+     V31_SEP),
+])
+def test_a_special_token_inside_the_arguments_fails_there_whatever_the_chunking(
+        dialect: str, text: str, token: str) -> None:
+    whole = toolparse.parse(text, dialect=dialect).failures
+    at = text.rindex(token)
+    assert [(f.reason, f.at) for f in whole] == [("unexpected_token", at)]
+    for cut in range(at - 1, at + 8):
+        assert failures(stream(split_at(text, [cut]), dialect=dialect)) == list(whole), cut
 
 
 # ---- auto: the DeepSeek formats share their section token ---------------------------------------
