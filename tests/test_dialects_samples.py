@@ -60,6 +60,8 @@ ONE_LINE["deepseek_v3"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin�
 ONE_LINE["deepseek_v31"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{{}}"
                            "<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
 
+ONE_LINE["seed_oss"] = "<seed:tool_call><function={name}></function></seed:tool_call>"
+
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
 
 
@@ -198,6 +200,19 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
          "｜>", "<｜tool▁", v31("c", "{}"), "function<｜tool▁sep｜>"),
         (v31("a", '{"p": 1}'), v31("run", '{"command": "rm -rf build"}'), v31("b", "{}")),
         V3_BEGIN, V3_END, "<｜tool▁call▁end｜>", False),
+    Sample(
+        "seed_oss",
+        (("<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n"
+          "</function>\n</seed:tool_call>", [("get_weather", {"location": "Barcelona, Spain"})]),
+         ("<seed:tool_call><function=a><parameter=x>\n<b> & `c`\n</parameter><parameter=y>2"
+          "</function><function=b></function></seed:tool_call>",
+          [("a", {"x": "<b> & `c`", "y": "2"}), ("b", {})])),
+        ("<seed:tool_call>", "</seed:tool_call>", "<function=a>", "</function>", "<parameter=p>",
+         "</parameter>", "<function=", "<parameter=", "<seed:", "<seed:think>", "<tool_call>"),
+        ("<function=a><parameter=p>1</parameter></function>",
+         "<function=run>\n<parameter=command>rm -rf build</parameter>\n</function>",
+         "<function=b></function>"),
+        "<seed:tool_call>\n", "\n</seed:tool_call>", "</function>", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

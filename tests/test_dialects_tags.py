@@ -212,3 +212,56 @@ def test_auto_the_call_head_after_the_section_token_chooses(
     # and the block is exactly what that dialect alone reads.
     assert check_chunkings(text, dialect="auto") == check_chunkings(text, dialect=dialect)
     assert calls_of(text, dialect="auto") == calls
+
+
+# ---- seed_oss ----------------------------------------------------------------------------------
+
+SEED = "seed_oss"
+SEED_CALL = ("<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain"
+             "</parameter>\n<parameter=unit>celsius</parameter>\n</function>\n</seed:tool_call>")
+SEED_CALLS = [("get_weather", {"location": "Barcelona, Spain", "unit": "celsius"})]
+
+
+def test_seed_the_template_layout_gives_the_call(check_chunkings) -> None:
+    assert check_chunkings("Checking." + SEED_CALL, dialect=SEED) == [
+        ("text", "Checking."), ("block", SEED_CALL, SEED_CALLS)]
+
+
+def test_seed_a_call_spelled_out_while_thinking_is_reasoning(check_chunkings) -> None:
+    # What the serving engines test with: the model spells the format out inside
+    # <seed:think>, with budget reflections, then makes the real call.
+    thought = ("\nThe user's current thinking budget is 512.</seed:cot_budget_reflect>\nThe "
+               f"format is {SEED_CALL}. Let me go with that.")
+    text = f"<seed:think>{thought}</seed:think>{SEED_CALL}"
+    result = toolparse.parse(text, dialect=SEED)
+    assert [(c.name, c.arguments) for c in result.calls] == SEED_CALLS
+    assert result.reasoning == thought and result.text == ""
+    assert check_chunkings(text, dialect=SEED)[-1] == ("block", SEED_CALL, SEED_CALLS)
+    # The same text with regions off runs the quoted call as well.
+    assert len(toolparse.parse(text, dialect=SEED, reasoning=None).calls) == 2
+
+
+def test_seed_the_prompt_may_open_the_region() -> None:
+    text = f"Plan: {SEED_CALL}</seed:think>\n{SEED_CALL}"
+    result = toolparse.parse(text, dialect=SEED, in_reasoning=True)
+    assert len(result.calls) == 1 and result.reasoning == f"Plan: {SEED_CALL}"
+
+
+def test_seed_a_bare_function_is_text_but_qwen3_coder_reads_it() -> None:
+    bare = "<function=run>\n<parameter=command>ls</parameter>\n</function>"
+    assert calls_of(bare, dialect=SEED) == []
+    assert toolparse.parse(bare, dialect=SEED).text == bare
+    assert calls_of(bare, dialect="qwen3_coder") == [("run", {"command": "ls"})]
+
+
+def test_seed_qwen3_coder_still_reads_the_seed_spelling(check_chunkings) -> None:
+    assert calls_of(SEED_CALL, dialect="qwen3_coder") == SEED_CALLS
+    assert check_chunkings(SEED_CALL, dialect="auto") == check_chunkings(SEED_CALL, dialect=SEED)
+
+
+def test_seed_values_are_typed_by_the_schema() -> None:
+    tools = [tool("get_weather", {"location": {"type": "string"}, "days": {"type": "integer"}})]
+    text = ("<seed:tool_call>\n<function=get_weather>\n<parameter=location>\nOslo\n</parameter>\n"
+            "<parameter=days>3</parameter>\n</function>\n</seed:tool_call>")
+    (call,) = toolparse.parse(text, dialect=SEED, tools=tools).calls
+    assert call.arguments == {"location": "Oslo", "days": 3} and call.status == "valid"

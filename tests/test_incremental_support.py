@@ -191,6 +191,15 @@ def _deepseek_v31(calls: Sequence[Call]) -> str:
     return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
 
 
+def _seed_oss(calls: Sequence[Call]) -> str:
+    out = ["<seed:tool_call>"]
+    for call in calls:
+        out.append(f"<function={call.name}>")
+        out += [f"<parameter={key}>{value.text}</parameter>" for key, value in call.params]
+        out.append("</function>")
+    return "\n".join([*out, "</seed:tool_call>"])
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -201,6 +210,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "kimi_k2": _kimi,
     "deepseek_v3": _deepseek_v3,
     "deepseek_v31": _deepseek_v31,
+    "seed_oss": _seed_oss,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

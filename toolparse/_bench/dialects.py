@@ -133,6 +133,15 @@ def _deepseek_v31(calls: list[Call]) -> str:
     return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
 
 
+def _seed_oss(calls: list[Call]) -> str:
+    lines = ["<seed:tool_call>"]
+    for name, params in calls:
+        lines.append(f"<function={name}>")
+        lines += [f"<parameter={k}>{_text(v)}</parameter>" for k, v in params]
+        lines.append("</function>")
+    return "\n".join([*lines, "</seed:tool_call>"])
+
+
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -158,6 +167,7 @@ MARKUP: Final[dict[str, Markup]] = {
                                          "<｜tool▁call▁end｜>")),
     "deepseek_v31": Markup(_deepseek_v31, ("<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>",
                                            "<｜tool▁sep｜>")),
+    "seed_oss": Markup(_seed_oss, ("<seed:tool_call>", "<function=", "<parameter=")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
