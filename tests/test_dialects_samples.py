@@ -62,6 +62,8 @@ ONE_LINE["deepseek_v31"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin
 
 ONE_LINE["seed_oss"] = "<seed:tool_call><function={name}></function></seed:tool_call>"
 
+ONE_LINE["minicpm5"] = '<function name="{name}"></function>'
+
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
 
 
@@ -213,6 +215,19 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
          "<function=run>\n<parameter=command>rm -rf build</parameter>\n</function>",
          "<function=b></function>"),
         "<seed:tool_call>\n", "\n</seed:tool_call>", "</function>", False),
+    Sample(
+        "minicpm5",
+        (('<function name="get_weather"><param name="city">上海</param><param name="date">2024-06-27'
+          '</param></function>', [("get_weather", {"city": "上海", "date": "2024-06-27"})]),
+         ('<function name="w">\n<param name="c"><![CDATA[ a < `b` ]]></param>\n<param name="n"> 2 '
+          '</param>\n</function>', [("w", {"c": " a < `b` ", "n": "2"})]),
+         ('<functionname="o"><param\u0120name="k">v</param></function>', [("o", {"k": "v"})])),
+        ('<function name="a">', "</function>", '<param name="p">', "</param>", "<function",
+         "<param", ' name="', "<![CDATA[", "]]>", "\u0120"),
+        ('<function name="a"><param name="p">1</param></function>',
+         '<function name="run"><param name="command">rm -rf build</param></function>',
+         '<function name="b"></function>'),
+        "", "", "</function>", True),
 ]}
 
 DIALECTS = sorted(SAMPLES)

@@ -265,3 +265,58 @@ def test_seed_values_are_typed_by_the_schema() -> None:
             "<parameter=days>3</parameter>\n</function>\n</seed:tool_call>")
     (call,) = toolparse.parse(text, dialect=SEED, tools=tools).calls
     assert call.arguments == {"location": "Oslo", "days": 3} and call.status == "valid"
+
+
+# ---- minicpm5 ----------------------------------------------------------------------------------
+
+CPM = "minicpm5"
+CPM_WEATHER = ('<function name="get_weather"><param name="city">上海</param>'
+               '<param name="date">2024-06-27</param></function>')
+
+
+def test_cpm_each_call_is_a_block_and_the_text_around_stays(check_chunkings) -> None:
+    second = '<function name="sum_values"><param name="nums">[7,8,9]</param></function>'
+    assert check_chunkings(f"Intro.\n{CPM_WEATHER}\nTXT\n{second}\nTail", dialect=CPM) == [
+        ("text", "Intro.\n"), ("block", CPM_WEATHER, [("get_weather", {"city": "上海",
+                                                                       "date": "2024-06-27"})]),
+        ("text", "\nTXT\n"), ("block", second, [("sum_values", {"nums": "[7,8,9]"})]),
+        ("text", "\nTail")]
+
+
+@pytest.mark.parametrize("space", ["\u0120", ""])
+def test_cpm_the_tokenizer_space_marker_or_none_is_read(space: str) -> None:
+    text = CPM_WEATHER.replace(" name=", space + "name=")
+    assert calls_of(text, dialect=CPM) == [("get_weather", {"city": "上海", "date": "2024-06-27"})]
+    assert toolparse.Dialect.bundled(CPM)._grammars[0].accept_only == {"_LENIENT_TOKENIZER_SPACE"}
+
+
+def test_cpm_values_cdata_and_types_by_schema() -> None:
+    tools = [tool("sum_values", {"nums": {"type": "array"}, "exact": {"type": "boolean"},
+                                 "note": {"type": "string"}})]
+    text = ('<function name="sum_values"><param name="nums">[1, 2, 3]</param><param name="exact">'
+            'true</param><param name="note"><![CDATA[北\n<京>]]></param></function>')
+    (call,) = toolparse.parse(text, dialect=CPM, tools=tools).calls
+    assert call.arguments == {"nums": [1, 2, 3], "exact": True, "note": "北\n<京>"}
+    assert call.status == "valid"
+
+
+@pytest.mark.parametrize("text", [
+    '<function name="get_weather"><param>北京</param></function>',     # an argument with no name
+    '<function><param name="city">北京</param></function>',            # a call with no name
+    '<function name="get_weather"><param name="city">北京</param>',    # no </function>
+])
+def test_cpm_what_is_no_call(text: str, check_chunkings) -> None:
+    events = check_chunkings(text, dialect=CPM)
+    assert "".join(e[1] for e in events) == text and not calls_of(text, dialect=CPM)
+
+
+def test_cpm_entities_are_not_expanded() -> None:
+    text = ('<!DOCTYPE t [ <!ENTITY xxe SYSTEM "file:///etc/passwd"> ]>'
+            '<function name="get_weather"><param name="city">&xxe;</param></function>')
+    assert calls_of(text, dialect=CPM) == [("get_weather", {"city": "&xxe;"})]
+
+
+def test_cpm_auto_tells_it_from_qwen3_coder(check_chunkings) -> None:
+    qwen = "<function=run><parameter=command>ls</parameter></function>"
+    assert check_chunkings(CPM_WEATHER, dialect="auto") == check_chunkings(CPM_WEATHER, dialect=CPM)
+    assert calls_of(qwen, dialect="auto") == [("run", {"command": "ls"})]

@@ -200,6 +200,12 @@ def _seed_oss(calls: Sequence[Call]) -> str:
     return "\n".join([*out, "</seed:tool_call>"])
 
 
+def _minicpm5(calls: Sequence[Call]) -> str:
+    return "\n".join(f'<function name="{call.name}">' + "".join(
+        f'<param name="{key}">{value.text}</param>' for key, value in call.params) + "</function>"
+        for call in calls)
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -211,6 +217,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek_v3": _deepseek_v3,
     "deepseek_v31": _deepseek_v31,
     "seed_oss": _seed_oss,
+    "minicpm5": _minicpm5,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

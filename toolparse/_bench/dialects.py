@@ -142,6 +142,12 @@ def _seed_oss(calls: list[Call]) -> str:
     return "\n".join([*lines, "</seed:tool_call>"])
 
 
+def _minicpm5(calls: list[Call]) -> str:
+    return "\n".join(f'<function name="{name}">' + "".join(
+        f'<param name="{k}">{_text(v)}</param>' for k, v in params) + "</function>"
+        for name, params in calls)
+
+
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -168,6 +174,8 @@ MARKUP: Final[dict[str, Markup]] = {
     "deepseek_v31": Markup(_deepseek_v31, ("<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>",
                                            "<｜tool▁sep｜>")),
     "seed_oss": Markup(_seed_oss, ("<seed:tool_call>", "<function=", "<parameter=")),
+    "minicpm5": Markup(_minicpm5, ('<function name="f">', '<param name="a">', "</function>"),
+                         per_call=True),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
