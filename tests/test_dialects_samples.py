@@ -64,6 +64,8 @@ ONE_LINE["seed_oss"] = "<seed:tool_call><function={name}></function></seed:tool_
 
 ONE_LINE["minicpm5"] = '<function name="{name}"></function>'
 
+ONE_LINE["hy_v3"] = "<tool_calls><tool_call>{name}<tool_sep></tool_call></tool_calls>"
+
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
 
 
@@ -228,6 +230,22 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
          '<function name="run"><param name="command">rm -rf build</param></function>',
          '<function name="b"></function>'),
         "", "", "</function>", True),
+    Sample(
+        "hy_v3",
+        (("<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>Beijing"
+          "</arg_value>\n</tool_call>\n</tool_calls>", [("get_weather", {"city": "Beijing"})]),
+         ("<tool_calls><tool_call>a<tool_sep><arg_key>x</arg_key><arg_value> x < `y` </arg_value>"
+          "</tool_call><tool_call>b<tool_sep></tool_call></tool_calls>",
+          [("a", {"x": " x < `y` "}), ("b", {})]),
+         ("<tool_calls:opensource><tool_call:opensource>c<arg_key:opensource>k</arg_key:opensource>"
+          "<arg_value:opensource>v</arg_value:opensource></tool_call:opensource></tool_calls:opensource>",
+          [("c", {"k": "v"})])),
+        ("<tool_calls>", "</tool_calls>", "<tool_call>", "</tool_call>", "<tool_sep>", "<arg_key>",
+         "</arg_key>", "<arg_value>", "</arg_value>", "<tool_", "<arg_", ":opensource", "name"),
+        ("<tool_call>a<tool_sep>\n<arg_key>p</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+         "<tool_call>run<tool_sep><arg_key>command</arg_key><arg_value>rm -rf build</arg_value></tool_call>",
+         "<tool_call>b<tool_sep></tool_call>"),
+        "<tool_calls>\n", "\n</tool_calls>", "</tool_call>", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

@@ -320,3 +320,56 @@ def test_cpm_auto_tells_it_from_qwen3_coder(check_chunkings) -> None:
     qwen = "<function=run><parameter=command>ls</parameter></function>"
     assert check_chunkings(CPM_WEATHER, dialect="auto") == check_chunkings(CPM_WEATHER, dialect=CPM)
     assert calls_of(qwen, dialect="auto") == [("run", {"command": "ls"})]
+
+
+# ---- hy_v3 -------------------------------------------------------------------------------------
+
+HY = "hy_v3"
+HY_WEATHER = ("<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n"
+              "<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2026-03-30"
+              "</arg_value>\n</tool_call>\n</tool_calls>")
+
+
+def test_hy_the_template_layout_and_one_line(check_chunkings) -> None:
+    assert check_chunkings("Checking." + HY_WEATHER, dialect=HY) == [
+        ("text", "Checking."),
+        ("block", HY_WEATHER, [("get_weather", {"city": "Beijing", "date": "2026-03-30"})])]
+    inline = "<tool_calls><tool_call>get_current_date<tool_sep></tool_call></tool_calls>"
+    assert calls_of(inline, dialect=HY) == [("get_current_date", {})]
+
+
+def test_hy_v4_suffixed_tokens_without_a_separator() -> None:
+    s = ":opensource"
+    call = (f"<tool_call{s}>get_weather<arg_key{s}>city</arg_key{s}><arg_value{s}>北京"
+            f"</arg_value{s}></tool_call{s}><tool_call{s}>get_current_date</tool_call{s}>")
+    assert calls_of(f"sure!<tool_calls{s}>{call}</tool_calls{s}>", dialect=HY) == [
+        ("get_weather", {"city": "北京"}), ("get_current_date", {})]
+
+
+def test_hy_values_are_as_written_and_typed_by_the_schema() -> None:
+    tools = [tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}})]
+    text = ("<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>"
+            "  Bei jing \n</arg_value><arg_key>days</arg_key><arg_value>3</arg_value></tool_call>"
+            "</tool_calls>")
+    (call,) = toolparse.parse(text, dialect=HY, tools=tools).calls
+    assert call.arguments == {"city": "  Bei jing \n", "days": 3} and call.status == "valid"
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("<tool_calls><tool_call>get_current_date<tool_sep></tool_call>", "truncated"),
+    ("<tool_calls><tool_call></tool_call></tool_calls>", "unexpected_token"),
+    ("<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>X</arg_value>"
+     "JUNK</tool_call></tool_calls>", "unexpected_token"),
+    ("<tool_calls><tool_call>f<arg_key>city</arg_key></tool_call></tool_calls>",
+     "unexpected_token"),
+])
+def test_hy_malformed_blocks_fail_with_their_text(text: str, reason: str, check_chunkings) -> None:
+    events = check_chunkings(text, dialect=HY)
+    assert [e[0] for e in events] == ["failed"] and events[0][1] == text
+    assert events[0][2] == reason
+
+
+def test_hy_auto_tells_it_from_deepseek_by_the_next_tag(check_chunkings) -> None:
+    deepseek = '<tool_calls><invoke name="f"><parameter name="a">1</parameter></invoke></tool_calls>'
+    assert check_chunkings(HY_WEATHER, dialect="auto") == check_chunkings(HY_WEATHER, dialect=HY)
+    assert calls_of(deepseek, dialect="auto") == [("f", {"a": 1})]

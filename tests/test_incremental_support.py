@@ -206,6 +206,13 @@ def _minicpm5(calls: Sequence[Call]) -> str:
         for call in calls)
 
 
+def _hy_v3(calls: Sequence[Call]) -> str:
+    body = "".join(f"\n<tool_call>{call.name}<tool_sep>" + "".join(
+        f"\n<arg_key>{key}</arg_key>\n<arg_value>{value.text}</arg_value>"
+        for key, value in call.params) + "\n</tool_call>" for call in calls)
+    return f"<tool_calls>{body}\n</tool_calls>"
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -218,6 +225,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek_v31": _deepseek_v31,
     "seed_oss": _seed_oss,
     "minicpm5": _minicpm5,
+    "hy_v3": _hy_v3,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

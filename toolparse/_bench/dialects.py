@@ -148,6 +148,13 @@ def _minicpm5(calls: list[Call]) -> str:
         for name, params in calls)
 
 
+def _hy_v3(calls: list[Call]) -> str:
+    body = "".join(f"\n<tool_call>{name}<tool_sep>" + "".join(
+        f"\n<arg_key>{k}</arg_key>\n<arg_value>{_text(v)}</arg_value>" for k, v in params)
+        + "\n</tool_call>" for name, params in calls)
+    return f"<tool_calls>{body}\n</tool_calls>"
+
+
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -176,6 +183,7 @@ MARKUP: Final[dict[str, Markup]] = {
     "seed_oss": Markup(_seed_oss, ("<seed:tool_call>", "<function=", "<parameter=")),
     "minicpm5": Markup(_minicpm5, ('<function name="f">', '<param name="a">', "</function>"),
                          per_call=True),
+    "hy_v3": Markup(_hy_v3, ("<tool_calls>", "<tool_sep>", "<arg_value>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
