@@ -66,6 +66,9 @@ ONE_LINE["minicpm5"] = '<function name="{name}"></function>'
 
 ONE_LINE["hy_v3"] = "<tool_calls><tool_call>{name}<tool_sep></tool_call></tool_calls>"
 
+ONE_LINE["step3"] = ('<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{name}">'
+                     "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>")
+
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
 
 
@@ -83,6 +86,14 @@ def v3(name: str, args: str) -> str:
 
 def v31(name: str, args: str) -> str:
     return f"<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜>"
+
+
+STEP_BEGIN, STEP_END = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
+
+
+def step(name: str, params: str, head: str = "function<｜tool_sep｜>") -> str:
+    return (f'<｜tool_call_begin｜>{head}<steptml:invoke name="{name}">{params}</steptml:invoke>'
+            "<｜tool_call_end｜>")
 
 
 SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
@@ -246,6 +257,20 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
          "<tool_call>run<tool_sep><arg_key>command</arg_key><arg_value>rm -rf build</arg_value></tool_call>",
          "<tool_call>b<tool_sep></tool_call>"),
         "<tool_calls>\n", "\n</tool_calls>", "</tool_call>", False),
+    Sample(
+        "step3",
+        ((STEP_BEGIN + step("get_weather", '<steptml:parameter name="city">Tokyo</steptml:parameter>')
+          + STEP_END, [("get_weather", {"city": "Tokyo"})]),
+         (STEP_BEGIN + step("a", '<steptml:parameter name="x"> x < `y`\n</steptml:parameter>', head="")
+          + "<｜tool_sep｜>" + step("b", "", head="function<｜tool_sep｜>b\n") + STEP_END,
+          [("a", {"x": " x < `y`\n"}), ("b", {})])),
+        (STEP_BEGIN, STEP_END, "<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>",
+         "function<｜tool_sep｜>", '<steptml:invoke name="a">', "</steptml:invoke>",
+         '<steptml:parameter name="p">', "</steptml:parameter>", "<steptml:", "<｜tool_"),
+        (step("a", '<steptml:parameter name="p">1</steptml:parameter>'),
+         step("run", '<steptml:parameter name="command">rm -rf build</steptml:parameter>'),
+         step("b", "")),
+        STEP_BEGIN, STEP_END, "<｜tool_call_end｜>", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

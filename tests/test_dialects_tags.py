@@ -373,3 +373,46 @@ def test_hy_auto_tells_it_from_deepseek_by_the_next_tag(check_chunkings) -> None
     deepseek = '<tool_calls><invoke name="f"><parameter name="a">1</parameter></invoke></tool_calls>'
     assert check_chunkings(HY_WEATHER, dialect="auto") == check_chunkings(HY_WEATHER, dialect=HY)
     assert calls_of(deepseek, dialect="auto") == [("f", {"a": 1})]
+
+
+# ---- step3 -------------------------------------------------------------------------------------
+
+STEP = "step3"
+STEP_BEGIN, STEP_END = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
+
+
+def step_call(name: str, params: dict[str, str], head: str = "function<｜tool_sep｜>") -> str:
+    return (f'<｜tool_call_begin｜>{head}<steptml:invoke name="{name}">' + "".join(
+        f'<steptml:parameter name="{k}">{v}</steptml:parameter>' for k, v in params.items())
+        + "</steptml:invoke><｜tool_call_end｜>")
+
+
+def test_step_the_template_layout_keeps_the_text_around(check_chunkings) -> None:
+    block = STEP_BEGIN + step_call("get_weather", {"city": "Tokyo"}) + STEP_END
+    assert check_chunkings(f"Let me check.\n\n{block}\n\nDone.", dialect=STEP) == [
+        ("text", "Let me check.\n\n"), ("block", block, [("get_weather", {"city": "Tokyo"})]),
+        ("text", "\n\nDone.")]
+
+
+@pytest.mark.parametrize("head", ["", "function<｜tool_sep｜>", "function<｜tool_sep｜>get_weather\n"])
+def test_step_the_head_may_be_missing_or_carry_the_name(head: str) -> None:
+    text = (STEP_BEGIN + step_call("get_weather", {"city": "Tokyo"}, head) + "<｜tool_sep｜>"
+            + step_call("get_time", {"timezone": "Asia/Tokyo"}, head) + STEP_END)
+    assert calls_of(text, dialect=STEP) == [("get_weather", {"city": "Tokyo"}),
+                                            ("get_time", {"timezone": "Asia/Tokyo"})]
+
+
+def test_step_a_string_keeps_its_whitespace_and_the_schema_types_the_rest() -> None:
+    tools = [tool("edit_file", {"old_string": {"type": "string"}, "indent": {"type": "integer"},
+                                "enabled": {"type": "boolean"}})]
+    text = STEP_BEGIN + step_call("edit_file", {"old_string": "    if x:\n", "indent": " 4 ",
+                                                "enabled": " true "}) + STEP_END
+    (call,) = toolparse.parse(text, dialect=STEP, tools=tools).calls
+    assert call.arguments == {"old_string": "    if x:\n", "indent": 4, "enabled": True}
+
+
+def test_step_what_is_no_call(check_chunkings) -> None:
+    cut = STEP_BEGIN + '<｜tool_call_begin｜><steptml:invoke name="func">'
+    assert check_chunkings(cut, dialect=STEP) == [("failed", cut, "truncated")]
+    bare = '<｜tool_call_begin｜><steptml:invoke name="func"></steptml:invoke><｜tool_call_end｜>'
+    assert check_chunkings(bare, dialect=STEP) == [("text", bare)]

@@ -213,6 +213,14 @@ def _hy_v3(calls: Sequence[Call]) -> str:
     return f"<tool_calls>{body}\n</tool_calls>"
 
 
+def _step3(calls: Sequence[Call]) -> str:
+    body = "".join(f'<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{call.name}">'
+                   + "".join(f'<steptml:parameter name="{key}">{value.text}</steptml:parameter>'
+                             for key, value in call.params)
+                   + "</steptml:invoke><｜tool_call_end｜>" for call in calls)
+    return f"<｜tool_calls_begin｜>{body}<｜tool_calls_end｜>"
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -226,6 +234,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "seed_oss": _seed_oss,
     "minicpm5": _minicpm5,
     "hy_v3": _hy_v3,
+    "step3": _step3,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

@@ -155,6 +155,14 @@ def _hy_v3(calls: list[Call]) -> str:
     return f"<tool_calls>{body}\n</tool_calls>"
 
 
+def _step3(calls: list[Call]) -> str:
+    body = "".join(f'<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{name}">'
+                   + "".join(f'<steptml:parameter name="{k}">{_text(v)}</steptml:parameter>'
+                             for k, v in params)
+                   + "</steptml:invoke><｜tool_call_end｜>" for name, params in calls)
+    return f"<｜tool_calls_begin｜>{body}<｜tool_calls_end｜>"
+
+
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -184,6 +192,8 @@ MARKUP: Final[dict[str, Markup]] = {
     "minicpm5": Markup(_minicpm5, ('<function name="f">', '<param name="a">', "</function>"),
                          per_call=True),
     "hy_v3": Markup(_hy_v3, ("<tool_calls>", "<tool_sep>", "<arg_value>")),
+    "step3": Markup(_step3, ("<｜tool_calls_begin｜>", '<steptml:invoke name="f">',
+                             "<｜tool_call_end｜>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
