@@ -416,3 +416,43 @@ def test_step_what_is_no_call(check_chunkings) -> None:
     assert check_chunkings(cut, dialect=STEP) == [("failed", cut, "truncated")]
     bare = '<｜tool_call_begin｜><steptml:invoke name="func"></steptml:invoke><｜tool_call_end｜>'
     assert check_chunkings(bare, dialect=STEP) == [("text", bare)]
+
+
+# ---- minimax_m3 --------------------------------------------------------------------------------
+
+MM3 = "minimax_m3"
+NS = "]<]minimax[>["
+
+
+def m3_invoke(name: str, **args: str) -> str:
+    return (f'{NS}<invoke name="{name}">' + "".join(f"{NS}<{k}>{v}{NS}</{k}>" for k, v in args.items())
+            + f"{NS}</invoke>")
+
+
+def test_m3_invokes_with_key_named_elements_typed_by_the_schema(check_chunkings) -> None:
+    block = (f"{NS}<tool_call>\n{m3_invoke('create_order', user_id='42', urgent='true')}\n"
+             f"{m3_invoke('create_order', user_id='2')}\n{NS}</tool_call>")
+    assert check_chunkings("I will create it.\n" + block, dialect=MM3) == [
+        ("text", "I will create it.\n"),
+        ("block", block, [("create_order", {"user_id": "42", "urgent": "true"}),
+                          ("create_order", {"user_id": "2"})])]
+    tools = [tool("create_order", {"user_id": {"type": "integer"}, "urgent": {"type": "boolean"}})]
+    first = toolparse.parse(block, dialect=MM3, tools=tools).calls[0]
+    assert first.arguments == {"user_id": 42, "urgent": True} and first.status == "valid"
+
+
+def test_m3_a_nested_value_fails_the_block_and_runs_nothing(check_chunkings) -> None:
+    nested = (f"{NS}<tool_call>{NS}<invoke name=\"create_order\">{NS}<shipping>{NS}<city>Singapore"
+              f"{NS}</city>{NS}</shipping>{NS}</invoke>{NS}</tool_call>")
+    events = check_chunkings(nested, dialect=MM3)
+    assert events == [("failed", nested, "unexpected_token")]
+
+
+def test_m3_reasoning_is_mm_think() -> None:
+    quoted = f"{NS}<tool_call>{m3_invoke('run', cmd='ls')}{NS}</tool_call>"
+    result = toolparse.parse(f"<mm:think>I could {quoted}</mm:think>{quoted}", dialect=MM3)
+    assert [c.name for c in result.calls] == ["run"] and result.reasoning == f"I could {quoted}"
+
+
+def test_m3_a_cut_opener_is_text() -> None:
+    assert toolparse.parse(f"plain {NS}<tool_ca", dialect=MM3).text == f"plain {NS}<tool_ca"
