@@ -221,14 +221,6 @@ def _step3(calls: Sequence[Call]) -> str:
     return f"<｜tool_calls_begin｜>{body}<｜tool_calls_end｜>"
 
 
-def _minimax_m3(calls: Sequence[Call]) -> str:
-    ns = "]<]minimax[>["
-    body = "\n".join(f'{ns}<invoke name="{call.name}">' + "".join(
-        f"{ns}<{key}>{value.text}{ns}</{key}>" for key, value in call.params) + f"{ns}</invoke>"
-        for call in calls)
-    return f"{ns}<tool_call>\n{body}\n{ns}</tool_call>"
-
-
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -243,7 +235,6 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "minicpm5": _minicpm5,
     "hy_v3": _hy_v3,
     "step3": _step3,
-    "minimax_m3": _minimax_m3,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

@@ -163,14 +163,6 @@ def _step3(calls: list[Call]) -> str:
     return f"<｜tool_calls_begin｜>{body}<｜tool_calls_end｜>"
 
 
-def _minimax_m3(calls: list[Call]) -> str:
-    ns = "]<]minimax[>["
-    body = "\n".join(f'{ns}<invoke name="{name}">' + "".join(
-        f"{ns}<{k}>{_text(v)}{ns}</{k}>" for k, v in params) + f"{ns}</invoke>"
-        for name, params in calls)
-    return f"{ns}<tool_call>\n{body}\n{ns}</tool_call>"
-
-
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -202,8 +194,6 @@ MARKUP: Final[dict[str, Markup]] = {
     "hy_v3": Markup(_hy_v3, ("<tool_calls>", "<tool_sep>", "<arg_value>")),
     "step3": Markup(_step3, ("<｜tool_calls_begin｜>", '<steptml:invoke name="f">',
                              "<｜tool_call_end｜>")),
-    "minimax_m3": Markup(_minimax_m3, ("]<]minimax[>[<tool_call>", "]<]minimax[>[<invoke",
-                                       "]<]minimax[>[</invoke>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
