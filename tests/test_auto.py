@@ -226,3 +226,22 @@ def test_a_glm_name_may_hold_what_tool_names_hold() -> None:
     for dialect in ("glm45", "auto"):
         (call,) = toolparse.parse(text, dialect).calls
         assert call.name == "读取.v2:mcp/files-read_x"
+
+
+def test_a_tag_one_dialect_writes_and_another_only_accepts_is_read_once() -> None:
+    # qwen3_coder reads Seed-OSS's wrapper as a leniency (`-> lenient_seed_wrapper`);
+    # seed_oss writes it: under auto only seed_oss reads the block (SPEC 5.2's cost).
+    from toolparse._dialect.loader import resolve_dialect
+    from toolparse._stream.contest import entrant_openers
+
+    grammars = resolve_dialect("auto")._grammars
+    assert "SEED_OPEN" in resolve_dialect("qwen3_coder")._grammars[0].lenient_openers
+    assert [g.name for g, _ in entrant_openers(grammars, "<seed:tool_call>")] == ["seed_oss"]
+    # Where the grammars that open a tag all write it, all of them read it.
+    assert [g.name for g, _ in entrant_openers(grammars, "<tool_call>")] == [
+        "glm45", "hermes", "qwen3_coder"]
+    text = ("<seed:tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n"
+            "</seed:tool_call>")
+    assert [(c.name, c.arguments) for c in toolparse.parse(text, "auto").calls] == \
+        [(c.name, c.arguments) for c in toolparse.parse(text, "qwen3_coder").calls] == \
+        [("f", {"a": "1"})]

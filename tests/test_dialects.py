@@ -37,7 +37,9 @@ def test_dialects_lists_every_grammar_file_default_first_then_by_name() -> None:
     files = sorted(path.stem for path in (grammars_dir() / "dialects").glob("*.lark"))
     assert dialects() == ("deepseek", *(name for name in files if name != "deepseek"))
     assert {"deepseek", "anthropic", "glm45", "hermes", "kimi_k2", "minimax_m2",
-            "qwen3_coder", "gpt_oss"} <= set(dialects())
+            "qwen3_coder", "gpt_oss",
+            # the special-token and tag formats of the third wave (issue 43)
+            "deepseek_v3", "deepseek_v31", "seed_oss", "minicpm5", "hy_v3", "step3"} <= set(dialects())
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -45,8 +47,9 @@ def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> No
     loaded = toolparse.Dialect.bundled(dialect)
     assert loaded.path == grammar_path(f"dialects/{dialect}.lark")
     assert loaded.description and "\n" not in loaded.description
-    assert loaded.typing == {"deepseek": "attribute", "hermes": "json", "kimi_k2": "json", "gpt_oss": "json"}.get(
-        dialect, "schema")
+    assert loaded.typing == {"deepseek": "attribute", "hermes": "json", "kimi_k2": "json",
+                             "gpt_oss": "json", "deepseek_v3": "json",
+                             "deepseek_v31": "json"}.get(dialect, "schema")
 
 
 def test_the_cli_lists_each_dialect_with_its_description(capsys) -> None:

@@ -55,6 +55,21 @@ ONE_LINE = {
     "gpt_oss": "<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{{}}",
 }
 
+ONE_LINE["deepseek_v3"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}"
+                          "```json{{}}```<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
+
+ONE_LINE["deepseek_v31"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{{}}"
+                           "<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
+
+ONE_LINE["seed_oss"] = "<seed:tool_call><function={name}></function></seed:tool_call>"
+
+ONE_LINE["minicpm5"] = '<function name="{name}"></function>'
+
+ONE_LINE["hy_v3"] = "<tool_calls><tool_call>{name}<tool_sep></tool_call></tool_calls>"
+
+ONE_LINE["step3"] = ('<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{name}">'
+                     "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>")
+
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
 
 
@@ -66,6 +81,24 @@ def harmony(name: str, args: str, head: str = "<|start|>assistant<|channel|>comm
     """A gpt-oss call message as openai-harmony renders it, without the <|call|> a server
     strips: the call ends where its JSON object closes."""
     return f"{head} to=functions.{name} <|constrain|>json<|message|>{args}"
+V3_CALL = "<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜>"
+V3_BEGIN, V3_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
+
+
+def v3(name: str, args: str) -> str:
+    return V3_CALL.format(name=name, args=args)
+
+
+def v31(name: str, args: str) -> str:
+    return f"<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜>"
+
+
+STEP_BEGIN, STEP_END = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
+
+
+def step(name: str, params: str, head: str = "function<｜tool_sep｜>") -> str:
+    return (f'<｜tool_call_begin｜>{head}<steptml:invoke name="{name}">{params}</steptml:invoke>'
+            "<｜tool_call_end｜>")
 
 
 SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
@@ -178,6 +211,83 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
         (harmony("a", '{"p": 1}'), harmony("run", '{"command": "rm -rf build"}'),
          harmony("b", "{}")),
         "", "", "}", True),
+    Sample(
+        "deepseek_v3",
+        ((V3_BEGIN + v3("read_file", '{"path": "README.md"}') + V3_END,
+          [("read_file", {"path": "README.md"})]),
+         (V3_BEGIN + v3("a", '{"x": [1, "<`b`> ```py"]}') + "\n" + v3("b", "{}") + V3_END,
+          [("a", {"x": [1, "<`b`> ```py"]}), ("b", {})])),
+        (V3_BEGIN, V3_END, "<｜tool▁call▁begin｜>", "function<｜tool▁sep｜>", "<｜tool▁sep｜>",
+         "```json\n", "\n```", "<｜tool▁call▁end｜>", "<｜", "｜>", "<｜tool▁", v3("c", "{}")),
+        (v3("a", '{"p": 1}'), v3("run", '{"command": "rm -rf build"}'), v3("b", "{}")),
+        V3_BEGIN, V3_END, "<｜tool▁call▁end｜>", False),
+    Sample(
+        "deepseek_v31",
+        ((V3_BEGIN + v31("read_file", '{"path": "README.md"}') + V3_END,
+          [("read_file", {"path": "README.md"})]),
+         (V3_BEGIN + v31("a", '{"x": [1, "<`b`>"]}') + v31(" b ", "{}") + V3_END,
+          [("a", {"x": [1, "<`b`>"]}), ("b", {})]),
+         (v31("o", "{}"), [("o", {})])),
+        (V3_BEGIN, V3_END, "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "<｜",
+         "｜>", "<｜tool▁", v31("c", "{}"), "function<｜tool▁sep｜>"),
+        (v31("a", '{"p": 1}'), v31("run", '{"command": "rm -rf build"}'), v31("b", "{}")),
+        V3_BEGIN, V3_END, "<｜tool▁call▁end｜>", False),
+    Sample(
+        "seed_oss",
+        (("<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n"
+          "</function>\n</seed:tool_call>", [("get_weather", {"location": "Barcelona, Spain"})]),
+         ("<seed:tool_call><function=a><parameter=x>\n<b> & `c`\n</parameter><parameter=y>2"
+          "</function><function=b></function></seed:tool_call>",
+          [("a", {"x": "<b> & `c`", "y": "2"}), ("b", {})])),
+        ("<seed:tool_call>", "</seed:tool_call>", "<function=a>", "</function>", "<parameter=p>",
+         "</parameter>", "<function=", "<parameter=", "<seed:", "<seed:think>", "<tool_call>"),
+        ("<function=a><parameter=p>1</parameter></function>",
+         "<function=run>\n<parameter=command>rm -rf build</parameter>\n</function>",
+         "<function=b></function>"),
+        "<seed:tool_call>\n", "\n</seed:tool_call>", "</function>", False),
+    Sample(
+        "minicpm5",
+        (('<function name="get_weather"><param name="city">上海</param><param name="date">2024-06-27'
+          '</param></function>', [("get_weather", {"city": "上海", "date": "2024-06-27"})]),
+         ('<function name="w">\n<param name="c"><![CDATA[ a < `b` ]]></param>\n<param name="n"> 2 '
+          '</param>\n</function>', [("w", {"c": " a < `b` ", "n": "2"})]),
+         ('<functionname="o"><param\u0120name="k">v</param></function>', [("o", {"k": "v"})])),
+        ('<function name="a">', "</function>", '<param name="p">', "</param>", "<function",
+         "<param", ' name="', "<![CDATA[", "]]>", "\u0120"),
+        ('<function name="a"><param name="p">1</param></function>',
+         '<function name="run"><param name="command">rm -rf build</param></function>',
+         '<function name="b"></function>'),
+        "", "", "</function>", True),
+    Sample(
+        "hy_v3",
+        (("<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>Beijing"
+          "</arg_value>\n</tool_call>\n</tool_calls>", [("get_weather", {"city": "Beijing"})]),
+         ("<tool_calls><tool_call>a<tool_sep><arg_key>x</arg_key><arg_value> x < `y` </arg_value>"
+          "</tool_call><tool_call>b<tool_sep></tool_call></tool_calls>",
+          [("a", {"x": " x < `y` "}), ("b", {})]),
+         ("<tool_calls:opensource><tool_call:opensource>c<arg_key:opensource>k</arg_key:opensource>"
+          "<arg_value:opensource>v</arg_value:opensource></tool_call:opensource></tool_calls:opensource>",
+          [("c", {"k": "v"})])),
+        ("<tool_calls>", "</tool_calls>", "<tool_call>", "</tool_call>", "<tool_sep>", "<arg_key>",
+         "</arg_key>", "<arg_value>", "</arg_value>", "<tool_", "<arg_", ":opensource", "name"),
+        ("<tool_call>a<tool_sep>\n<arg_key>p</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+         "<tool_call>run<tool_sep><arg_key>command</arg_key><arg_value>rm -rf build</arg_value></tool_call>",
+         "<tool_call>b<tool_sep></tool_call>"),
+        "<tool_calls>\n", "\n</tool_calls>", "</tool_call>", False),
+    Sample(
+        "step3",
+        ((STEP_BEGIN + step("get_weather", '<steptml:parameter name="city">Tokyo</steptml:parameter>')
+          + STEP_END, [("get_weather", {"city": "Tokyo"})]),
+         (STEP_BEGIN + step("a", '<steptml:parameter name="x"> x < `y`\n</steptml:parameter>', head="")
+          + "<｜tool_sep｜>" + step("b", "", head="function<｜tool_sep｜>b\n") + STEP_END,
+          [("a", {"x": " x < `y`\n"}), ("b", {})])),
+        (STEP_BEGIN, STEP_END, "<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>",
+         "function<｜tool_sep｜>", '<steptml:invoke name="a">', "</steptml:invoke>",
+         '<steptml:parameter name="p">', "</steptml:parameter>", "<steptml:", "<｜tool_"),
+        (step("a", '<steptml:parameter name="p">1</steptml:parameter>'),
+         step("run", '<steptml:parameter name="command">rm -rf build</steptml:parameter>'),
+         step("b", "")),
+        STEP_BEGIN, STEP_END, "<｜tool_call_end｜>", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)
@@ -210,4 +320,5 @@ def test_the_wrapped_calls_are_one_block_or_one_block_each(dialect: str, check_c
 def test_the_one_line_block_is_one_call(dialect: str, check_chunkings) -> None:
     text = SAMPLES[dialect].one_line("t0")
     assert check_chunkings(text, dialect=dialect) == [("block", text, [("t0", {})])]
-    assert "\n" not in text and "`" not in text
+    assert "\n" not in text
+    assert "`" not in text or dialect == "deepseek_v3"   # its fence is its syntax

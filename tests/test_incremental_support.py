@@ -185,6 +185,48 @@ def _gpt_oss(calls: Sequence[Call]) -> str:
                    for call in calls)
 
 
+def _deepseek_v3(calls: Sequence[Call]) -> str:
+    body = "\n".join(f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{call.name}\n```json\n"
+                     f"{call.arguments_text()}\n```<｜tool▁call▁end｜>" for call in calls)
+    return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
+def _deepseek_v31(calls: Sequence[Call]) -> str:
+    body = "".join(f"<｜tool▁call▁begin｜>{call.name}<｜tool▁sep｜>{call.arguments_text()}"
+                   "<｜tool▁call▁end｜>" for call in calls)
+    return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
+def _seed_oss(calls: Sequence[Call]) -> str:
+    out = ["<seed:tool_call>"]
+    for call in calls:
+        out.append(f"<function={call.name}>")
+        out += [f"<parameter={key}>{value.text}</parameter>" for key, value in call.params]
+        out.append("</function>")
+    return "\n".join([*out, "</seed:tool_call>"])
+
+
+def _minicpm5(calls: Sequence[Call]) -> str:
+    return "\n".join(f'<function name="{call.name}">' + "".join(
+        f'<param name="{key}">{value.text}</param>' for key, value in call.params) + "</function>"
+        for call in calls)
+
+
+def _hy_v3(calls: Sequence[Call]) -> str:
+    body = "".join(f"\n<tool_call>{call.name}<tool_sep>" + "".join(
+        f"\n<arg_key>{key}</arg_key>\n<arg_value>{value.text}</arg_value>"
+        for key, value in call.params) + "\n</tool_call>" for call in calls)
+    return f"<tool_calls>{body}\n</tool_calls>"
+
+
+def _step3(calls: Sequence[Call]) -> str:
+    body = "".join(f'<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{call.name}">'
+                   + "".join(f'<steptml:parameter name="{key}">{value.text}</steptml:parameter>'
+                             for key, value in call.params)
+                   + "</steptml:invoke><｜tool_call_end｜>" for call in calls)
+    return f"<｜tool_calls_begin｜>{body}<｜tool_calls_end｜>"
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -194,6 +236,12 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "hermes": _hermes,
     "kimi_k2": _kimi,
     "gpt_oss": _gpt_oss,
+    "deepseek_v3": _deepseek_v3,
+    "deepseek_v31": _deepseek_v31,
+    "seed_oss": _seed_oss,
+    "minicpm5": _minicpm5,
+    "hy_v3": _hy_v3,
+    "step3": _step3,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

@@ -126,6 +126,48 @@ def _gpt_oss(calls: list[Call]) -> str:
                      for name, params in calls)
 
 
+def _deepseek_v3(calls: list[Call]) -> str:
+    body = "\n".join(f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n"
+                     f"{_arguments(params)}\n```<｜tool▁call▁end｜>" for name, params in calls)
+    return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
+def _deepseek_v31(calls: list[Call]) -> str:
+    body = "".join(f"<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{_arguments(params)}"
+                   "<｜tool▁call▁end｜>" for name, params in calls)
+    return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
+def _seed_oss(calls: list[Call]) -> str:
+    lines = ["<seed:tool_call>"]
+    for name, params in calls:
+        lines.append(f"<function={name}>")
+        lines += [f"<parameter={k}>{_text(v)}</parameter>" for k, v in params]
+        lines.append("</function>")
+    return "\n".join([*lines, "</seed:tool_call>"])
+
+
+def _minicpm5(calls: list[Call]) -> str:
+    return "\n".join(f'<function name="{name}">' + "".join(
+        f'<param name="{k}">{_text(v)}</param>' for k, v in params) + "</function>"
+        for name, params in calls)
+
+
+def _hy_v3(calls: list[Call]) -> str:
+    body = "".join(f"\n<tool_call>{name}<tool_sep>" + "".join(
+        f"\n<arg_key>{k}</arg_key>\n<arg_value>{_text(v)}</arg_value>" for k, v in params)
+        + "\n</tool_call>" for name, params in calls)
+    return f"<tool_calls>{body}\n</tool_calls>"
+
+
+def _step3(calls: list[Call]) -> str:
+    body = "".join(f'<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{name}">'
+                   + "".join(f'<steptml:parameter name="{k}">{_text(v)}</steptml:parameter>'
+                             for k, v in params)
+                   + "</steptml:invoke><｜tool_call_end｜>" for name, params in calls)
+    return f"<｜tool_calls_begin｜>{body}<｜tool_calls_end｜>"
+
+
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -149,6 +191,16 @@ MARKUP: Final[dict[str, Markup]] = {
                               "<|tool_call_end|>")),
     "gpt_oss": Markup(_gpt_oss, ("<|start|>assistant", "<|channel|>commentary to=functions.x",
                                  "<|call|>"), per_call=True),
+    "deepseek_v3": Markup(_deepseek_v3, ("<｜tool▁calls▁begin｜>", "<｜tool▁sep｜>",
+                                         "<｜tool▁call▁end｜>")),
+    "deepseek_v31": Markup(_deepseek_v31, ("<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>",
+                                           "<｜tool▁sep｜>")),
+    "seed_oss": Markup(_seed_oss, ("<seed:tool_call>", "<function=", "<parameter=")),
+    "minicpm5": Markup(_minicpm5, ('<function name="f">', '<param name="a">', "</function>"),
+                         per_call=True),
+    "hy_v3": Markup(_hy_v3, ("<tool_calls>", "<tool_sep>", "<arg_value>")),
+    "step3": Markup(_step3, ("<｜tool_calls_begin｜>", '<steptml:invoke name="f">',
+                             "<｜tool_call_end｜>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 

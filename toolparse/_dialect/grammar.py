@@ -26,7 +26,7 @@ from toolparse._dialect.header import Header
 from toolparse._dialect.lexer import StateLexer, TerminalSpec, plain_pattern
 from toolparse._dialect.openers import BlockStarts
 from toolparse._dialect.records import GrammarRecord
-from toolparse._dialect.roles import BlockRoles, block_ends, own_name
+from toolparse._dialect.roles import BlockRoles, block_ends, lenient_openers, own_name
 from toolparse._dialect.table import Table
 from toolparse._reasoning.formats import resolve_format
 from toolparse._reasoning.region import Markers
@@ -110,6 +110,14 @@ class Grammar:
                  if own == "orphan_block" or own.startswith("lenient_")}
         marks.update(m.group(1) for m in _LENIENT_TERMINAL.finditer(self.source))
         return frozenset(marks)
+
+    @functools.cached_property
+    def lenient_openers(self) -> frozenset[str]:
+        """The opening terminals of accept-only alternatives only (qwen3_coder's
+        `<seed:tool_call>`): under `auto`, a grammar that writes the same tag reads it
+        instead (`_stream/contest.py`)."""
+        return lenient_openers(self.record.rules, set(self.opener_rule.values()),
+                               self.accept_only)
 
     # ---- block starts (SCAN) -----------------------------------------------------------
 

@@ -35,8 +35,8 @@ from typing import NamedTuple
 
 from toolparse._dialect.records import RuleRecord, Symbol
 
-__all__ = ["BlockRoles", "MESSAGE_RULES", "block_ends", "block_roles", "own_name", "reachable",
-           "reachable_children", "tokens_around"]
+__all__ = ["BlockRoles", "MESSAGE_RULES", "block_ends", "block_roles", "lenient_openers",
+           "own_name", "reachable", "reachable_children", "tokens_around"]
 
 MESSAGE_RULES = ("reasoning_message", "content_message", "framing")
 """Start rules of a dialect whose markup frames messages (SPEC 11, harmony): a header
@@ -151,6 +151,23 @@ class _Edges:
                 elif not head.is_term and own_name(head.name).startswith("_"):
                     todo.append(head.name)
         return frozenset(found)
+
+
+def lenient_openers(rules: Sequence[RuleRecord], starts: Iterable[str],
+                    accept_only: frozenset[str]) -> frozenset[str]:
+    """The terminals that open a block only in alternatives the grammar marks as
+    accept-only (`lenient_*`, `orphan_block`): spellings it reads but does not write."""
+    edges = _Edges(rules)
+    wanted = set(starts)
+    written: set[str] = set()
+    lenient: set[str] = set()
+    for rule in rules:
+        if own_name(rule.origin) not in wanted:
+            continue
+        firsts = edges.of_sequence(rule.expansion, last=False)
+        marked = own_name(rule.origin) in accept_only or (rule.alias or "") in accept_only
+        (lenient if marked else written).update(firsts)
+    return frozenset(lenient - written)
 
 
 def block_ends(rules: Sequence[RuleRecord], starts: Iterable[str]) -> frozenset[str]:
