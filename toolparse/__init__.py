@@ -34,6 +34,7 @@ from toolparse._errors import (
     ChunkTypeError,
     ConfigError,
     ConfigTypeError,
+    ExportError,
     GrammarError,
     ParserCopyError,
     RejectedCallError,
@@ -44,6 +45,7 @@ from toolparse._errors import (
 )
 from toolparse._calls import RepairOption, SupportsModelDump, ToolDefinition, ToolDefinitions
 from toolparse._dialect import Dialect, dialects
+from toolparse._export import export_grammar
 from toolparse._events import (
     ArgumentsDelta,
     BlockFailure,
@@ -79,6 +81,7 @@ __all__ = [
     "ConfigError",
     "ConfigTypeError",
     "Event",
+    "ExportError",
     "GrammarError",
     "ParseResult",
     "ParserCopyError",
@@ -100,6 +103,7 @@ __all__ = [
     "ToolparseError",
     "UnknownDialectError",
     "dialects",
+    "export_grammar",
     "openai",
     "parse",
     "reasoning_formats",

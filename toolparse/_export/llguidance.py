@@ -151,14 +151,29 @@ class _Writer:
         return any(s.name == "param" for r in self.rules.get(origin, []) for s in r.expansion)
 
     def alternative(self, rule: RuleRecord, ctx: _Context) -> str:
+        """One alternative, whitespace between its tags. A raw-text value and the tag
+        after it are one lexeme: llguidance ends a lexeme where the next byte cannot
+        continue it and never goes back, so a value that may end in the start of its
+        own closing tag must carry the tag with it."""
         parts: list[str] = []
         previous_value = True
-        for symbol in rule.expansion:
+        symbols = list(rule.expansion)
+        i = 0
+        while i < len(symbols):
+            symbol = symbols[i]
             is_value = not symbol.is_term and len(ctx) == 2 and self._is_value(symbol.name)
             if parts and self.ws and not is_value and not previous_value:
                 parts.append(self.ws)
-            parts.append(self.symbol(symbol, ctx))
+            raw = self.raw_value(ctx) if is_value else None
+            if raw is not None and i + 1 < len(symbols) and symbols[i + 1].is_term:
+                closer = self.terminal(self.terminals[symbols[i + 1].name], ctx)[1:-1]
+                parts.append(f"/{raw}(?:{closer})/")
+                i += 1
+                is_value = False
+            else:
+                parts.append(self.symbol(symbol, ctx))
             previous_value = is_value
+            i += 1
         return " ".join(p for p in parts if p) or '""'
 
     def symbol(self, symbol: Symbol, ctx: _Context) -> str:
@@ -214,28 +229,41 @@ class _Writer:
         glue = f" {self.ws} " if self.ws else " "
         return "(" + glue.join(parts) + ")"
 
-    def value(self, ctx: _Context) -> str:
+    def _value_parts(self, ctx: _Context) -> tuple[Any, str, str, Any, Any]:
         tool, key = ctx
         root = self.tools[tool]
         schema = resolve_local_ref(resolve_local_ref(root, root).get("properties", {})
                                    .get(key, {}), root)
         reader = self.grammar.header.typing.value_reader(self.grammar.header.value_edges)
         before, after = _edges(reader)
-        types = schema_types(schema, root)
+        return reader, before, after, schema, schema_types(schema, root)
+
+    def raw_value(self, ctx: _Context) -> str | None:
+        """A string parameter of any text, as the pattern of its value with the edges
+        around it; None for one that is not (an enum, a JSON value)."""
+        _, before, after, schema, types = self._value_parts(ctx)
+        if types is not None and "string" not in types or string_schema(schema) != ():
+            return None
+        edge = "".join(regex.char(c) for c in before), "".join(regex.char(c) for c in after)
+        return f"{edge[0]}(?:{self.text[1:-1]}){edge[1]}"
+
+    def value(self, ctx: _Context) -> str:
+        tool, key = ctx
+        reader, before, after, schema, types = self._value_parts(ctx)
         if types is None or "string" in types:
             strings = string_schema(schema)
             if strings is None:
                 raise ExportError(f"tool {tool!r}, schema /properties/{key}: a string "
                                   "parameter written as raw text takes no constraint "
                                   "but `enum` or `const`")
-            if strings:
-                fixed = [s for s in strings if self._raw_fits(reader, before, after, s)]
-                if len(fixed) < len(strings):
-                    raise ExportError(f"tool {tool!r}, schema /properties/{key}: an enum "
-                                      "value that the dialect cannot write as it is")
-                inner = " | ".join(_literal(s) for s in fixed)
-            else:
-                inner = "/" + self.text[1:-1] + "/"
+            if not strings:
+                raw = self.raw_value(ctx)
+                return f"/{raw}/"
+            fixed = [s for s in strings if self._raw_fits(reader, before, after, s)]
+            if len(fixed) < len(strings):
+                raise ExportError(f"tool {tool!r}, schema /properties/{key}: an enum "
+                                  "value that the dialect cannot write as it is")
+            inner = " | ".join(_literal(s) for s in fixed)
         else:
             closed = closed_schema(schema, tool, self.words, self.text)
             inner = "%json " + json.dumps(closed, ensure_ascii=True)
@@ -315,11 +343,59 @@ def write(grammar: Grammar, tools: Mapping[str, Any], mode: str) -> str:
     if mode == "required":
         start = f"start: {block}"
     else:
-        openers = sorted({regex.literal_head(t.regexp, t.flags) or t.regexp
-                          for t in (writer.terminals[o.name] for o in grammar.openers)})
-        prose = regex.avoiding(openers)
-        ws = f"{writer.ws} " if writer.ws else ""
-        writer.out["prose"] = f"prose: /{prose[1:-1]}/"
-        start = f"start: prose ({ws}{block})*"
+        start = f"start: {_after_prose(writer, block)}"
     rules = [start, *writer.out.values()]
     return "\n".join(rules) + "\n"
+
+
+def _after_prose(writer: _Writer, block: str) -> str:
+    """`auto`: text that holds no block opener, then any blocks. The text and the first
+    block's opening tag are one lexeme (see `_Writer.alternative`)."""
+    grammar = writer.grammar
+    words = set()
+    for spec in grammar.openers:
+        term = writer.terminals[spec.name]
+        word = term.literal if term.literal is not None and not term.flags else \
+            regex.literal_head(term.regexp, term.flags)
+        if not word:
+            raise writer.fail(f"the block opener {term.name} does not start with a fixed "
+                              "text to keep out of free text")
+        words.add(word)
+    prose = regex.avoiding(words)[1:-1]
+    firsts = []
+    for index, (opener, tail) in enumerate(_openings(writer)):
+        name = f"opened_{index}"
+        writer.out[name] = f"{name}: /(?:{prose})(?:{opener})/ {tail}"
+        firsts.append(name)
+    more = f"({writer.ws} {block})*" if writer.ws else f"{block}*"
+    writer.out["prose"] = f"prose: /{prose}/"
+    return f"prose | ({' | '.join(firsts)}) {more}"
+
+
+def _openings(writer: _Writer) -> list[tuple[str, str]]:
+    """Each way a block starts, as its first tag's pattern and the rest of the block:
+    from `block`'s alternatives, and through `invoke`'s (one per tool) where a block
+    starts with its call (Hermes, GLM)."""
+    out = []
+    for rule in writer.rules["block"]:
+        head, *rest = rule.expansion
+        after = writer.alternative(rule._replace(expansion=tuple(rest)), ()) if rest else ""
+        if head.is_term:
+            heads = [(head, (), [])]
+        elif head.name == "invoke":
+            heads = [(r.expansion[0], (tool,), list(r.expansion[1:]))
+                     for tool in writer.tools
+                     for r in writer.alternatives("invoke", (tool,))]
+        else:
+            raise writer.fail("a block that starts with neither a tag nor a call")
+        for first, ctx, inner in heads:
+            if not first.is_term:
+                raise writer.fail("a call that does not start with a tag")
+            opener = writer.terminal(writer.terminals[first.name], ctx)[1:-1]
+            tail = writer.alternative(RuleRecord("invoke", tuple(inner), False), ctx) \
+                if inner else ""
+            parts = [p for p in (tail, after) if p and p != '""']
+            ws = writer.ws if writer.ws else ""
+            glued = f" {ws} ".join(parts) if ws else " ".join(parts)
+            out.append((opener, f"{ws} {glued}" if ws and glued else glued or '""'))
+    return out
