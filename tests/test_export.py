@@ -189,3 +189,20 @@ def test_avoiding_matches_exactly_the_texts_without_the_words() -> None:
             if rng.random() < 0.3:
                 text = text[:3] + rng.choice(words) + text[3:]
             assert bool(pattern.match(text)) == (not any(w in text for w in words)), text
+
+
+def test_cli_writes_the_grammar_and_reports_what_it_cannot(tmp_path, capsys) -> None:
+    from toolparse._cli import main
+
+    tools = tmp_path / "tools.json"
+    tools.write_text('[{"name": "list_files"}]')
+    assert main(["grammar", "export", "--dialect", "hermes", "--tools", str(tools),
+                 "--mode", "required"]) == 0
+    written = capsys.readouterr().out
+    assert written == toolparse.export_grammar("hermes", [{"name": "list_files"}],
+                                               mode="required")
+    assert accepts(compiled(written),
+                   '<tool_call>{"name": "list_files", "arguments": {}}</tool_call>')
+    assert main(["grammar", "export", "--dialect", "deepseek", "--tools", str(tools)]) == 2
+    assert "deepseek" in capsys.readouterr().err
+    assert main(["grammar", "export", "--tools", str(tools)]) == 2
