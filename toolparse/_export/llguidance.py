@@ -187,7 +187,7 @@ class _Writer:
         named = "(?P<name>" in term.regexp
         if named and not ctx:
             raise self.fail(f"the terminal {term.name} holds a name outside a call")
-        fill = {"name": ctx[-1]} if named else {}
+        fill: dict[str | int, str] = {"name": ctx[-1]} if named else {}
         return "/" + self.pattern(term, fill) + "/"
 
     def pattern(self, term: TerminalRecord, fill: Mapping[str | int, str]) -> str:
@@ -380,6 +380,7 @@ def _openings(writer: _Writer) -> list[tuple[str, str]]:
     for rule in writer.rules["block"]:
         head, *rest = rule.expansion
         after = writer.alternative(rule._replace(expansion=tuple(rest)), ()) if rest else ""
+        heads: list[tuple[Symbol, _Context, list[Symbol]]]
         if head.is_term:
             heads = [(head, (), [])]
         elif head.name == "invoke":

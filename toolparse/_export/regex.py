@@ -216,7 +216,7 @@ def literal_head(pattern: str, flags: Iterable[str] = ()) -> str:
     """The literal characters every match of `pattern` starts with ("" if none)."""
     if "i" in flags:
         return ""
-    head = []
+    head: list[str] = []
     for op, arg in _sre.parse(pattern):
         if op is _c.LITERAL:
             head.append(chr(arg))
@@ -232,7 +232,7 @@ def literal_head(pattern: str, flags: Iterable[str] = ()) -> str:
 
 def literal_head_of(items: Any) -> tuple[str, bool]:
     """The literal start of a parsed sequence, and whether the sequence is all literal."""
-    head = []
+    head: list[str] = []
     for op, arg in items:
         if op is not _c.LITERAL:
             return "".join(head), False
