@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolparse._calls.values import resolve_local_ref, schema_types
+from toolparse._dialect.build import NAME_ATTRIBUTE
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.records import RuleRecord, Symbol, TerminalRecord
 from toolparse._dialect.roles import own_name
@@ -54,6 +55,8 @@ class _Writer:
         for rule in grammar.record.rules:
             if _generated(rule):
                 self.rules.setdefault(rule.origin, []).append(rule)
+        self.attribute = next((t for t in grammar.record.terminals
+                               if own_name(t.name) == "ATTRIBUTE"), None)
         self.out: dict[str, str] = {}
         self.names: dict[tuple[str, _Context], str] = {}
         self.runs = self._runs()
@@ -188,6 +191,13 @@ class _Writer:
         if named and not ctx:
             raise self.fail(f"the terminal {term.name} holds a name outside a call")
         fill: dict[str | int, str] = {"name": ctx[-1]} if named else {}
+        if ctx and not named and self.attribute is not None \
+                and self.attribute.regexp in term.regexp:
+            # A tag of attributes (`<invoke name="...">`): the one attribute, the name
+            # (group 1 of the ATTRIBUTE terminal) fixed, its value (any later group)
+            # the call's name or the argument's key.
+            groups = re.compile(self.attribute.regexp).groups
+            fill = {1: NAME_ATTRIBUTE, **{k: ctx[-1] for k in range(2, groups + 1)}}
         return "/" + self.pattern(term, fill) + "/"
 
     def pattern(self, term: TerminalRecord, fill: Mapping[str | int, str]) -> str:
@@ -241,10 +251,10 @@ class _Writer:
     def raw_value(self, ctx: _Context) -> str | None:
         """A string parameter of any text, as the pattern of its value with the edges
         around it; None for one that is not (an enum, a JSON value)."""
-        _, before, after, schema, types = self._value_parts(ctx)
+        reader, before, after, schema, types = self._value_parts(ctx)
         if types is not None and "string" not in types or string_schema(schema) != ():
             return None
-        edge = "".join(regex.char(c) for c in before), "".join(regex.char(c) for c in after)
+        edge = _edge_pattern(reader, before), _edge_pattern(reader, after)
         return f"{edge[0]}(?:{self.text[1:-1]}){edge[1]}"
 
     def value(self, ctx: _Context) -> str:
@@ -267,8 +277,8 @@ class _Writer:
         else:
             closed = closed_schema(schema, tool, self.words, self.text)
             inner = "%json " + json.dumps(closed, ensure_ascii=True)
-        return " ".join(p for p in (_literal(before) if before else "", f"({inner})",
-                                    _literal(after) if after else "") if p)
+        edges = [f"/{_edge_pattern(reader, e)}/" if e else "" for e in (before, after)]
+        return " ".join(p for p in (edges[0], f"({inner})", edges[1]) if p)
 
     def _raw_fits(self, reader: Any, before: str, after: str, text: str) -> bool:
         return not any(w in text for w in self.words) and \
@@ -285,7 +295,7 @@ class _Writer:
         return "%json " + json.dumps(closed, ensure_ascii=True)
 
     def name_in_tag(self) -> bool:
-        return any(s.is_term and "(?P<name>" in self.terminals[s.name].regexp
+        return self.attribute is not None or any(s.is_term and "(?P<name>" in self.terminals[s.name].regexp
                    or own_name(s.name) == "name"
                    for r in self.rules.get("invoke", []) for s in r.expansion)
 
@@ -307,15 +317,21 @@ def _literal(text: str) -> str:
 
 
 def _edges(reader: Any) -> tuple[str, str]:
-    """What the writer puts around a raw value so that the value syntax reads it back
-    exactly: nothing, or the newline on each side that `newline` removes."""
+    """What the writer puts around a raw value: the newline on each side that the
+    `newline` value edges remove (the templates write them), else nothing (values read
+    as written, or trimmed of any whitespace)."""
     probe = "a b"
-    if reader.value_text([probe])[0] == probe and reader.value_text(["\n" + probe])[0] \
-            == "\n" + probe:
-        return "", ""
-    if reader.value_text(["\n" + probe + "\n"])[0] == probe:
+    if reader.value_text(["\n" + probe + "\n"])[0] == probe and \
+            reader.value_text(["\n " + probe + " \n"])[0] != probe:
         return "\n", "\n"
     return "", ""
+
+
+def _edge_pattern(reader: Any, edge: str) -> str:
+    """An edge newline as a pattern: CR LF too, where the value syntax removes that."""
+    if edge == "\n" and reader.value_text(["\r\na b\r\n"])[0] == "a b":
+        return "(?:\\r?\\n)"
+    return "".join(regex.char(c) for c in edge)
 
 
 def _call_object(tool: str, schema: Any) -> dict[str, Any]:

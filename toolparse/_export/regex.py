@@ -123,6 +123,18 @@ class _Writer:
             return "" if self.direction == SUPER else self.unsupported("an anchor")
         return self.unsupported(f"the regex construct {op}")
 
+    def fills(self, items: Any) -> bool:
+        """Whether a parsed sequence holds a group fixed by `fill`."""
+        for op, arg in items:
+            if op is _c.SUBPATTERN and arg[0] is not None and (
+                    arg[0] in self.fill or self.numbers.get(arg[0]) in self.fill):
+                return True
+            nested = arg[-1] if op in (_c.SUBPATTERN, _c.MAX_REPEAT, _c.MIN_REPEAT) else \
+                [x for branch in arg[1] for x in branch] if op is _c.BRANCH else []
+            if nested and self.fills(nested):
+                return True
+        return False
+
     def literal(self, c: str, flags: int) -> str:
         if flags & _c.SRE_FLAG_IGNORECASE and c.lower() != c.upper():
             return "[" + "".join(char(x, self.style) for x in sorted({c.lower(), c.upper()})) + "]"
@@ -151,6 +163,10 @@ class _Writer:
         inner = self.sequence(items, flags)
         if inner is None:
             return "" if low == 0 else None
+        if self.fill and self.direction == SUB and self.fills(items):
+            # A repeat around a fixed group (a tag's attributes, one of them fixed to the
+            # call's name) is written once: the one attribute, fixed.
+            return None if low > 1 or high < 1 else "(?:" + inner + ")"
         if high == _MAXREPEAT:
             bound = {0: "*", 1: "+"}.get(low, f"{{{low},}}")
         else:
