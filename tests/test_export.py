@@ -61,7 +61,7 @@ def test_random_walks_parse_to_valid_calls(dialect: str, mode: str) -> None:
     required = compiled(toolparse.export_grammar(dialect, TOOLS, mode="required"))
     rng = random.Random(f"{dialect}-{mode}")
     done = calls = 0
-    for _ in range(60):
+    for _ in range(40):
         prefix = ""
         if mode == "auto":  # prose, then a block's opening tag as a required walk writes it
             block = ""

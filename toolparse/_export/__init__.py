@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolparse._calls.repair.schema import check_tools
 from toolparse._dialect import Dialect
 from toolparse._dialect.loader import resolve_dialect
 from toolparse._errors import ConfigTypeError, ExportError
@@ -61,6 +60,8 @@ def export_grammar(dialect: str | Dialect, tools: Any, *, target: str = "llguida
     if len(grammars) != 1:
         raise ExportError(f"dialect {found.name!r} reads several formats; export one "
                           "of them by name")
+    from toolparse._calls.repair.schema import check_tools  # jsonschema: on first use
+
     schemas = check_tools(tools)
     if not schemas:
         raise ExportError("no tools to export: a grammar of calls needs at least one tool")
