@@ -4,6 +4,7 @@ and the corpus's accepted blocks are written by the grammar."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 
@@ -16,8 +17,8 @@ from toolparse.corpus.cases import bundled_corpus, find_cases
 
 from export_engine import accepts, compiled, tools_of, walk  # noqa: E402
 
-EXPORTED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2")
-NOT_EXPORTED = ("deepseek",)
+EXPORTED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2",
+            "deepseek")
 
 TOOLS = [
     {"name": "read_file", "parameters": {"type": "object", "properties": {
@@ -41,7 +42,38 @@ LENIENT_CASES = {
     "qwen3_coder/seed-oss.txt": "lenient_seed_wrapper",
     "kimi_k2/missing-section-begin.txt": "orphan_block",
     "reasoning/kimi_k2-in-reasoning.txt": "orphan_block",
+    "missing-wrapper/compact-mid-line.txt": "orphan_block",
+    "missing-wrapper/two-invokes.txt": "orphan_block",
+    "multiple/block-then-missing-wrapper.txt": "orphan_block",
+    "malformed/tag-without-gt.txt": "orphan_block",
 }
+
+# What the export writes one way only, though the parser reads more (docs/export.md):
+# values as raw text (no CDATA section, no entity in a name), tags with no attribute
+# but the name (none on a close), no self-closing call, no comment inside a call, and
+# none of deepseek's accept-only DSML drift, no padded name; in JSON, no `\\uXXXX` escape
+# (llguidance writes the character itself) and no exponent (a bounded number).
+NOT_WRITTEN = {
+    "cdata": re.compile(r"<!\[CDATA\["),
+    "self-closing": re.compile(r"/>"),
+    "other attribute": re.compile(r"<[^<>]*\s(?!name\s*=)[\w:-]+\s*=\s*[\"']"),
+    "comment": re.compile(r"<!--"),
+    "entity": re.compile(r"&\w+;"),
+    "padded name": re.compile(r"""name\s*=\s*(["'])(\s[^"']*|[^"']*\s)\1"""),
+    "json escape": re.compile(r"\\u[0-9a-fA-F]{4}"),
+    "json exponent": re.compile(r"\d[eE][+-]?\d"),
+}
+DSML_DRIFT = re.compile(r"[|｜]|dsml", re.I)
+"""In a deepseek block with the canonical `｜DSML｜` taken out: a drifted spelling
+(`_LENIENT_DSML_DRIFT`)."""
+DSML_ALIAS = re.compile(r"｜DSML｜(?:tool-calls|toolcalls|calls)>")
+"""A deepseek wrapper alias (`_LENIENT_WRAPPER_ALIAS`)."""
+
+
+def _not_written(dialect: str, raw: str) -> bool:
+    drift = dialect == "deepseek" and (DSML_DRIFT.search(raw.replace("｜DSML｜", ""))
+                                       or DSML_ALIAS.search(raw))
+    return bool(drift) or any(p.search(raw) for p in NOT_WRITTEN.values())
 
 
 def _parsed_ok(text: str, dialect: str, mode: str) -> tuple[bool, int]:
@@ -95,17 +127,23 @@ def _corpus_blocks(dialect: str) -> list[tuple[str, str, list[dict]]]:
 @pytest.mark.parametrize("dialect", EXPORTED)
 def test_every_accepted_corpus_block_is_written_by_the_grammar(dialect: str) -> None:
     blocks = _corpus_blocks(dialect)
-    refused = []
+    grammars: dict[str, str] = {}
+    refused, written = [], 0
     for case_id, raw, tools in blocks:
+        key = json.dumps(tools, sort_keys=True)
         try:
-            grammar = compiled(toolparse.export_grammar(dialect, tools, mode="required"))
+            if key not in grammars:
+                grammars[key] = compiled(toolparse.export_grammar(dialect, tools,
+                                                                  mode="required"))
         except toolparse.ExportError:  # a schema inferred from `null` values: any type
             continue
-        if not accepts(grammar, raw):
-            refused.append(case_id)
+        if accepts(grammars[key], raw):
+            written += 1
+        elif case_id not in LENIENT_CASES and not _not_written(dialect, raw):
+            refused.append((case_id, raw))
     assert len(blocks) >= 10
-    assert set(refused) <= set(LENIENT_CASES), refused
-    assert len(refused) <= len(blocks) // 2
+    assert not refused, refused
+    assert written >= len(blocks) // 2, (written, len(blocks))
 
 
 @pytest.mark.parametrize("dialect", EXPORTED)
@@ -149,10 +187,13 @@ def test_auto_keeps_block_openers_out_of_free_text() -> None:
     assert not accepts(grammar, "See <tool_call> tags. " + call)
 
 
-@pytest.mark.parametrize("dialect", NOT_EXPORTED)
-def test_dialects_not_yet_exported_say_why(dialect: str) -> None:
-    with pytest.raises(toolparse.ExportError, match=dialect):
-        toolparse.export_grammar(dialect, TOOLS)
+def test_accept_only_spellings_inside_terminals_are_never_written() -> None:
+    grammar = compiled(toolparse.export_grammar("deepseek", TOOLS[1:], mode="required"))
+    for wrapper in ("tool_calls", "｜DSML｜tool_calls", "|DSML|tool_calls", "DSML tool_calls",
+                    "｜DSML｜calls"):
+        text = f'<{wrapper}><invoke name="list_files"></invoke></{wrapper}>'
+        assert toolparse.parse(text).accepted_calls  # the parser reads every one
+        assert accepts(grammar, text) == (wrapper in ("tool_calls", "｜DSML｜tool_calls"))
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
@@ -202,6 +243,6 @@ def test_cli_writes_the_grammar_and_reports_what_it_cannot(tmp_path, capsys) -> 
                                                mode="required")
     assert accepts(compiled(written),
                    '<tool_call>{"name": "list_files", "arguments": {}}</tool_call>')
-    assert main(["grammar", "export", "--dialect", "deepseek", "--tools", str(tools)]) == 2
-    assert "deepseek" in capsys.readouterr().err
+    assert main(["grammar", "export", "--dialect", "auto", "--tools", str(tools)]) == 2
+    assert "several formats" in capsys.readouterr().err
     assert main(["grammar", "export", "--tools", str(tools)]) == 2

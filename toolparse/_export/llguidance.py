@@ -47,9 +47,11 @@ _Context = tuple[str, ...]
 class _Writer:
     """One export: the grammar, the tools, and the rules written so far."""
 
-    def __init__(self, grammar: Grammar, tools: Mapping[str, Any]) -> None:
+    def __init__(self, grammar: Grammar, tools: Mapping[str, Any],
+                 banned: tuple[str, ...] = ()) -> None:
         self.grammar = grammar
         self.tools = tools
+        self.banned = banned
         self.terminals = {t.name: t for t in grammar.record.terminals}
         self.rules: dict[str, list[RuleRecord]] = {}
         for rule in grammar.record.rules:
@@ -62,6 +64,11 @@ class _Writer:
         self.runs = self._runs()
         self.words = self._closers()
         self.text = regex.avoiding(self.words) if self.words else "^(?s:.*)$"
+        # A JSON text in a value whose syntax decodes entities (`&quot;` would become a
+        # quote before the JSON is read) gets no `&` in its strings either.
+        reader = grammar.header.typing.value_reader(grammar.header.value_edges)
+        self.json_text = regex.avoiding(self.words | {"&"}) \
+            if reader.value_text(["&amp;"])[0] != "&amp;" else self.text
         self.ws = self._ws()
 
     def fail(self, why: str) -> ExportError:
@@ -70,10 +77,15 @@ class _Writer:
     # ---- what the grammar says about values ---------------------------------------------
 
     def _runs(self) -> frozenset[str]:
-        """The terminals a value is made of: those of the rules that loop over
-        terminals only (Lark's `*` helpers around `(TEXT | LT)`, and `value`)."""
-        return frozenset(s.name for rs in self.rules.values() for r in rs
-                         if self._is_value(r.origin) for s in r.expansion if s.is_term)
+        """The terminals a value is made of: those of the value rules (Lark's `*`
+        helpers around `(TEXT | LT)`, and `value`) that a `param`, a `value` or a
+        `json_body` holds."""
+        holders = [r for origin, rs in self.rules.items()
+                   if own_name(origin) in ("param", "value", "json_body") for r in rs]
+        helpers = {s.name for r in holders for s in r.expansion
+                   if not s.is_term and self._is_value(s.name)}
+        return frozenset(s.name for h in helpers for r in self.rules.get(h, [])
+                         for s in r.expansion if s.is_term)
 
     def _is_value(self, origin: str) -> bool:
         """A value's pieces: the `value` rule, or a `*`/`+` helper of terminals only."""
@@ -82,7 +94,8 @@ class _Writer:
         if not origin.startswith("__"):
             return False
         symbols = [s for r in self.rules.get(origin, []) for s in r.expansion]
-        return bool(symbols) and all(s.is_term or s.name == origin for s in symbols)
+        return bool(symbols) and all(s.is_term or s.name == origin
+                                     or own_name(s.name) == "cdata" for s in symbols)
 
     def _closers(self) -> frozenset[str]:
         """What a value must not hold: the literal start of every terminal other than
@@ -93,16 +106,19 @@ class _Writer:
             if self.runs & row.keys():
                 names |= {n for n in row if n in self.terminals} - self.runs
         names -= self.grammar.ignored
-        words = set()
+        words: set[str] = set()
         for name in sorted(names):
-            term = self.terminals[name]
-            word = term.literal if term.literal is not None and not term.flags else \
-                regex.literal_head(term.regexp, term.flags)
-            if not word:
-                raise self.fail(f"the terminal {name} can end a value but does not start "
-                                "with a fixed text to keep out of values")
-            words.add(word)
+            words |= self.heads(self.terminals[name], "can end a value")
         return frozenset(words)
+
+    def heads(self, term: TerminalRecord, role: str) -> frozenset[str]:
+        """The fixed texts a terminal starts with (its accept-only spellings aside)."""
+        found = frozenset({term.literal}) if term.literal is not None and not term.flags \
+            else regex.literal_heads(term.regexp, term.flags, self.banned)
+        if not found or "" in found:
+            raise self.fail(f"the terminal {term.name} {role} but does not start with a "
+                            "fixed text to keep out of values")
+        return found
 
     def _ws(self) -> str:
         """The whitespace the grammar ignores between tags, as an optional rule."""
@@ -144,9 +160,10 @@ class _Writer:
             with_value = [r for r in found if any(
                 not s.is_term and self._is_value(s.name) for s in r.expansion)]
             return with_value or found
-        if len(ctx) == 1:  # a call: the alternatives with the list of params
+        if len(ctx) == 1:  # a call: the alternatives with the list of params or a body
             with_params = [r for r in found if any(
-                not s.is_term and self._holds_params(s.name) for s in r.expansion)]
+                not s.is_term and (self._holds_params(s.name)
+                                   or own_name(s.name) == "json_body") for s in r.expansion)]
             return with_params or found
         return found
 
@@ -173,6 +190,9 @@ class _Writer:
                 parts.append(f"/{raw}(?:{closer})/")
                 i += 1
                 is_value = False
+            elif symbol.is_term:
+                opening = i == 0 and own_name(rule.origin) in ("invoke", "param")
+                parts.append(self.terminal(self.terminals[symbol.name], ctx, opening))
             else:
                 parts.append(self.symbol(symbol, ctx))
             previous_value = is_value
@@ -186,12 +206,12 @@ class _Writer:
             return self.params(ctx[0])
         return self.rule(symbol.name, ctx)
 
-    def terminal(self, term: TerminalRecord, ctx: _Context) -> str:
+    def terminal(self, term: TerminalRecord, ctx: _Context, opening: bool = False) -> str:
         named = "(?P<name>" in term.regexp
         if named and not ctx:
             raise self.fail(f"the terminal {term.name} holds a name outside a call")
         fill: dict[str | int, str] = {"name": ctx[-1]} if named else {}
-        if ctx and not named and self.attribute is not None \
+        if opening and not named and self.attribute is not None \
                 and self.attribute.regexp in term.regexp:
             # A tag of attributes (`<invoke name="...">`): the one attribute, the name
             # (group 1 of the ATTRIBUTE terminal) fixed, its value (any later group)
@@ -202,7 +222,7 @@ class _Writer:
 
     def pattern(self, term: TerminalRecord, fill: Mapping[str | int, str]) -> str:
         try:
-            found = regex.rewrite(term.regexp, term.flags, fill=fill)
+            found = regex.rewrite(term.regexp, term.flags, fill=fill, banned=self.banned)
         except regex.Unsupported as error:
             raise self.fail(f"the terminal {term.name} holds {error}, which the target "
                             "cannot write without writing more than the grammar reads") \
@@ -275,7 +295,7 @@ class _Writer:
                                   "value that the dialect cannot write as it is")
             inner = " | ".join(_literal(s) for s in fixed)
         else:
-            closed = closed_schema(schema, tool, self.words, self.text)
+            closed = closed_schema(schema, tool, self.words, self.json_text)
             inner = "%json " + json.dumps(closed, ensure_ascii=True)
         edges = [f"/{_edge_pattern(reader, e)}/" if e else "" for e in (before, after)]
         return " ".join(p for p in (edges[0], f"({inner})", edges[1]) if p)
@@ -291,7 +311,7 @@ class _Writer:
         schema = self.tools[tool]
         if not self.name_in_tag():
             schema = _call_object(tool, schema)
-        closed = closed_schema(schema, tool, self.words, self.text)
+        closed = closed_schema(schema, tool, self.words, self.json_text)
         return "%json " + json.dumps(closed, ensure_ascii=True)
 
     def name_in_tag(self) -> bool:
@@ -346,11 +366,13 @@ def _call_object(tool: str, schema: Any) -> dict[str, Any]:
 def write(grammar: Grammar, tools: Mapping[str, Any], mode: str) -> str:
     """The llguidance Lark text for `grammar` and `tools` ({name: parameters schema})."""
     marks = sorted(m for m in grammar.accept_only if m.isupper() or m.startswith("_"))
-    if marks:
-        raise ExportError(f"dialect {grammar.name!r}: accept-only spellings inside a "
-                          f"terminal ({', '.join(marks)}) are not yet left out by the "
-                          "export")
-    writer = _Writer(grammar, tools)
+    banned: tuple[str, ...] = ()
+    if marks:  # accept-only spellings inlined into terminals: their patterns, from Lark
+        from toolparse._dialect.from_lark import terminal_patterns  # noqa: PLC0415
+
+        banned = tuple(pattern for name, pattern in terminal_patterns(
+            grammar.source, grammar.path, grammar.starts) if name in marks)
+    writer = _Writer(grammar, tools, banned)
     if not writer.name_in_tag() and "json_body" not in {own_name(o) for o in writer.rules}:
         raise ExportError(f"dialect {grammar.name!r}: the call's name is a tag attribute; "
                           "writing one attribute into a tag of attributes is not yet "
@@ -368,15 +390,9 @@ def _after_prose(writer: _Writer, block: str) -> str:
     """`auto`: text that holds no block opener, then any blocks. The text and the first
     block's opening tag are one lexeme (see `_Writer.alternative`)."""
     grammar = writer.grammar
-    words = set()
+    words: set[str] = set()
     for spec in grammar.openers:
-        term = writer.terminals[spec.name]
-        word = term.literal if term.literal is not None and not term.flags else \
-            regex.literal_head(term.regexp, term.flags)
-        if not word:
-            raise writer.fail(f"the block opener {term.name} does not start with a fixed "
-                              "text to keep out of free text")
-        words.add(word)
+        words |= writer.heads(writer.terminals[spec.name], "opens a block")
     prose = regex.avoiding(words)[1:-1]
     firsts = []
     for index, (opener, tail) in enumerate(_openings(writer)):
@@ -408,7 +424,7 @@ def _openings(writer: _Writer) -> list[tuple[str, str]]:
         for first, ctx, inner in heads:
             if not first.is_term:
                 raise writer.fail("a call that does not start with a tag")
-            opener = writer.terminal(writer.terminals[first.name], ctx)[1:-1]
+            opener = writer.terminal(writer.terminals[first.name], ctx, bool(ctx))[1:-1]
             tail = writer.alternative(RuleRecord("invoke", tuple(inner), False), ctx) \
                 if inner else ""
             parts = [p for p in (tail, after) if p and p != '""']

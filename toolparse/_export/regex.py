@@ -74,11 +74,16 @@ class _Writer:
     """One rewrite: the direction, the style, and the groups fixed to literals."""
 
     def __init__(self, direction: str, style: str, fill: Mapping[str | int, str],
-                 names: Mapping[str, int]) -> None:
+                 names: Mapping[str, int], banned: frozenset[str] = frozenset()) -> None:
         self.direction = direction
         self.style = style
         self.fill = fill
         self.numbers = {number: name for name, number in names.items()}
+        self.banned = banned
+
+    def is_banned(self, items: Any, flags: int) -> bool:
+        """Whether a parsed sequence is one of the `banned` alternatives (accept-only)."""
+        return bool(self.banned) and _key(items, flags) in self.banned
 
     def unsupported(self, what: str) -> str | None:
         if self.direction == SUPER:
@@ -108,7 +113,10 @@ class _Writer:
         if op is _c.IN:
             return self.klass(arg, flags)
         if op is _c.BRANCH:
-            branches = [b for b in (self.sequence(s, flags) for s in arg[1]) if b is not None]
+            if self.is_banned([(op, arg)], flags):
+                return None
+            branches = [b for b in (self.sequence(s, flags) for s in arg[1]
+                                    if not self.is_banned(s, flags)) if b is not None]
             return "(?:" + "|".join(branches) + ")" if branches else None
         if op is _c.SUBPATTERN:
             return self.group(arg, flags)
@@ -143,6 +151,8 @@ class _Writer:
     def group(self, arg: Any, flags: int) -> str | None:
         number, add, remove, items = arg
         flags = (flags | add) & ~remove
+        if self.is_banned(items, flags):
+            return None
         key: str | int | None = None
         if number is not None:
             name = self.numbers.get(number)
@@ -213,14 +223,100 @@ class _Writer:
 
 
 def rewrite(pattern: str, flags: Iterable[str] = (), *, direction: str = SUB,
-            style: str = "rust", fill: Mapping[str | int, str] | None = None) -> str | None:
+            style: str = "rust", fill: Mapping[str | int, str] | None = None,
+            banned: Iterable[str] = ()) -> str | None:
     """`pattern` (Python syntax, with Lark's flag letters) in the target's syntax;
-    None when fixing the groups in `fill` leaves no way to match. Raises Unsupported
-    for what `direction` cannot write."""
+    None when fixing the groups in `fill` leaves no way to match. An alternative or a
+    group that is exactly one of the `banned` patterns (a grammar's accept-only
+    terminals, as Lark inlined them) is left out. Raises Unsupported for what
+    `direction` cannot write."""
     letters = "".join(sorted(set(flags)))
     parsed = _sre.parse(f"(?{letters}){pattern}" if letters else pattern)
-    writer = _Writer(direction, style, fill or {}, parsed.state.groupdict)
+    writer = _Writer(direction, style, fill or {}, parsed.state.groupdict, banned_keys(banned))
     return writer.sequence(parsed, parsed.state.flags)
+
+
+def _unwrapped(items: Any) -> Any:
+    while len(items) == 1 and items[0][0] is _c.SUBPATTERN and items[0][1][0] is None \
+            and not items[0][1][1] and not items[0][1][2]:
+        items = items[0][1][3]
+    return items
+
+
+def _key(items: Any, flags: int) -> str | None:
+    """A parsed sequence written out, to compare with the banned patterns."""
+    return _Writer(SUPER, "python", {}, {}).sequence(_unwrapped(items), flags)
+
+
+@functools.cache
+def _banned_keys(patterns: tuple[str, ...]) -> frozenset[str]:
+    keys = set()
+    for pattern in patterns:
+        parsed = _sre.parse(pattern)
+        key = _key(parsed, parsed.state.flags)
+        if key is not None:
+            keys.add(key)
+    return frozenset(keys)
+
+
+def banned_keys(patterns: Iterable[str]) -> frozenset[str]:
+    """The banned patterns in the form `rewrite` compares alternatives with."""
+    return _banned_keys(tuple(sorted(set(patterns))))
+
+
+def literal_heads(pattern: str, flags: Iterable[str] = (), banned: Iterable[str] = ()
+                  ) -> frozenset[str]:
+    """The literal texts a match of `pattern` can start with, up to its first class or
+    loop, optional groups and alternatives expanded (`</(?:x)?p` gives `</p` and
+    `</xp`), banned alternatives left out; the empty set when there are too many."""
+    if "i" in flags:
+        return frozenset({""})
+    parsed = _sre.parse(pattern)
+    writer = _Writer(SUB, "python", {}, {}, banned_keys(banned))
+    found = _heads(writer, list(parsed), parsed.state.flags)
+    return frozenset(h for h, _ in found) if found is not None else frozenset()
+
+
+_MAX_HEADS = 64
+
+
+def _heads(writer: _Writer, items: Any, flags: int) -> list[tuple[str, bool]] | None:
+    """Each literal start of a sequence, and whether the sequence is all literal there."""
+    current = [("", True)]
+    for op, arg in items:
+        options = _item_heads(writer, op, arg, flags)
+        if options is None:
+            return None
+        current = [(h, False) for h, more in current if not more] + [
+            (h + x, more2) for h, more in current if more for x, more2 in options]
+        if len(current) > _MAX_HEADS:
+            return None
+    return current
+
+
+def _item_heads(writer: _Writer, op: Any, arg: Any, flags: int
+                ) -> list[tuple[str, bool]] | None:
+    if op is _c.LITERAL:
+        return [(chr(arg), True)]
+    if op is _c.SUBPATTERN:
+        if writer.is_banned(arg[3], flags):
+            return []
+        return _heads(writer, arg[3], flags)
+    if op is _c.BRANCH:
+        if writer.is_banned([(op, arg)], flags):
+            return []
+        out: list[tuple[str, bool]] = []
+        for branch in arg[1]:
+            if not writer.is_banned(branch, flags):
+                found = _heads(writer, branch, flags)
+                if found is None:
+                    return None
+                out += found
+        return out
+    if op is _c.MAX_REPEAT and arg[0] == 0 and arg[1] == 1:
+        inner = _heads(writer, arg[2], flags)
+        return None if inner is None else [("", True), *inner]
+    return [("", False)]
 
 
 def fits(pattern: str, text: str) -> bool:
@@ -272,16 +368,21 @@ def avoiding(words: Iterable[str]) -> str:
     found = sorted(set(words))
     if not found or any(not w for w in found):
         raise Unsupported("an empty word to avoid")
+    singles = "".join(sorted({w for w in found if len(w) == 1}))
+    found = [w for w in found if len(w) > 1 and not set(w) & set(singles)]
+    never = "".join(char(c, "ecma") for c in singles)
+    if not found:
+        return f"^[^{never}]*$"
     first = found[0][0]
     if any(w[0] != first or first in w[1:] for w in found):
         raise Unsupported(f"words that do not share a first character found nowhere else: {found}")
-    if any(len(w) == 1 for w in found):
-        return "^[^" + char(first, "ecma") + "]*$"
     trie = _trie([w[1:] for w in found])
+    if set(singles) & set("".join(found)):
+        raise Unsupported(f"a character to avoid inside a word to avoid: {singles!r}")
     c0 = char(first, "ecma")
-    loop, out, end = _loop(trie, c0), _exit(trie, first), _end(trie)
+    loop, out, end = _loop(trie, c0), _exit(trie, first + singles), _end(trie)
     excursion = f"{c0}(?:{loop})*"
-    return f"^(?:[^{c0}]|{excursion}{out})*(?:{excursion}{end})?$"
+    return f"^(?:[^{c0}{never}]|{excursion}{out})*(?:{excursion}{end})?$"
 
 
 _Trie = dict[str, "_Trie | None"]
@@ -317,7 +418,7 @@ def _loop(node: _Trie, c0: str) -> str:
 
 def _exit(node: _Trie, first: str) -> str:
     """From a prefix back to the root: a character that breaks every word."""
-    taken = "".join(char(c, "ecma") for c in sorted({first, *node}))
+    taken = "".join(char(c, "ecma") for c in sorted({*first, *node}))
     parts = [f"[^{taken}]"] + [char(c, "ecma") + _exit(child, first)
                                for c, child in sorted(node.items()) if child is not None]
     return _alts(parts)
