@@ -246,3 +246,16 @@ def test_cli_writes_the_grammar_and_reports_what_it_cannot(tmp_path, capsys) -> 
     assert main(["grammar", "export", "--dialect", "auto", "--tools", str(tools)]) == 2
     assert "several formats" in capsys.readouterr().err
     assert main(["grammar", "export", "--tools", str(tools)]) == 2
+
+
+def test_a_union_of_bare_types_is_raw_text_and_a_constrained_branch_is_refused() -> None:
+    union = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"a": union}}}]
+    grammar = compiled(toolparse.export_grammar("glm45", tools, mode="required"))
+    for value in ("some text", "null"):
+        text = f"<tool_call>f<arg_key>a</arg_key><arg_value>{value}</arg_value></tool_call>"
+        assert accepts(grammar, text)
+        assert toolparse.parse(text, dialect="glm45", tools=tools).calls[0].status == "valid"
+    union["anyOf"][0]["pattern"] = "^x+$"
+    with pytest.raises(toolparse.ExportError, match="/properties/a"):
+        toolparse.export_grammar("glm45", tools)

@@ -139,6 +139,11 @@ def string_schema(schema: Any) -> tuple[str, ...] | None:
         if isinstance(values, list) and all(isinstance(v, str) for v in values):
             return tuple(values)
         return None
+    if rest in ({"anyOf"}, {"oneOf"}):  # a union of bare types (string or null, say)
+        branches = schema[next(iter(rest))]
+        if isinstance(branches, list) and all(
+                isinstance(b, dict) and set(b) <= _ANNOTATIONS | {"type"} for b in branches):
+            return ()
     return () if not rest else None
 
 
