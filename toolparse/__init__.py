@@ -34,6 +34,7 @@ from toolparse._errors import (
     ChunkTypeError,
     ConfigError,
     ConfigTypeError,
+    ExportError,
     GrammarError,
     ParserCopyError,
     RejectedCallError,
@@ -79,6 +80,7 @@ __all__ = [
     "ConfigError",
     "ConfigTypeError",
     "Event",
+    "ExportError",
     "GrammarError",
     "ParseResult",
     "ParserCopyError",
@@ -100,6 +102,7 @@ __all__ = [
     "ToolparseError",
     "UnknownDialectError",
     "dialects",
+    "export_grammar",
     "openai",
     "parse",
     "reasoning_formats",
@@ -112,6 +115,7 @@ __version__ = "0.1.0"
 # The repair module (and jsonschema behind it) and the OpenAI adapter load on first use,
 # so that importing toolparse to parse text without tools stays fast (PEP 562).
 _LAZY = {"RepairConfig", "RepairOutcome", "repair_tool_call"}
+# export_grammar reads tool schemas with the repair module's checks: loaded on first use.
 
 
 def __getattr__(name: str) -> object:
@@ -121,6 +125,11 @@ def __getattr__(name: str) -> object:
         value = getattr(repair, name)
         globals()[name] = value
         return value
+    if name == "export_grammar":
+        from toolparse._export import export_grammar
+
+        globals()[name] = export_grammar
+        return export_grammar
     if name == "openai":
         import importlib
 
@@ -132,4 +141,5 @@ def __getattr__(name: str) -> object:
 
 if TYPE_CHECKING:
     from toolparse import openai
+    from toolparse._export import export_grammar
     from toolparse._calls.repair import RepairConfig, RepairOutcome, repair_tool_call

@@ -17,6 +17,7 @@ __all__ = [
     "DialectTypeError",
     "GrammarError",
     "SchemaError",
+    "ExportError",
     "ConfigError",
     "ConfigTypeError",
     "RejectedCallError",
@@ -69,6 +70,14 @@ class GrammarError(ToolparseError, ValueError):
 
 class SchemaError(ToolparseError, ValueError):
     """A tool definition or its JSON Schema is invalid; the message names the tool."""
+
+
+class ExportError(ToolparseError, ValueError):
+    """`export_grammar` (SPEC 12) was asked for what the target cannot express, and
+    writing a looser grammar would let a model write calls the parser rejects: a
+    grammar construct (the message names the dialect and the construct), a schema
+    keyword (the tool and the JSON pointer), a tool name the grammar cannot hold, an
+    unknown target or mode."""
 
 
 class ConfigError(ToolparseError, ValueError):

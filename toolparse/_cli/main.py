@@ -7,6 +7,8 @@
     toolparse corpus [PATH ...] [--update | --check] [--dialect NAME | --grammar PATH]
     toolparse dialects
     toolparse bench [--grammar PATH] [--quick] [--json PATH] ...
+    toolparse grammar export (--dialect NAME | --grammar PATH) --tools FILE
+                    [--target llguidance] [--mode auto|required]
 
 Exit status (docs/cli.md lists each command's): 0 on success; 1 when corpus cases fail
 (or `--check` finds expected files out of date) or a benchmark check fails; 2 for bad
@@ -25,13 +27,13 @@ import sys
 from collections.abc import Sequence
 
 import toolparse
-from toolparse._cli import bench, corpus, dialects, parse, scan, serve
+from toolparse._cli import bench, corpus, dialects, grammar, parse, scan, serve
 from toolparse._cli.common import UsageError
 from toolparse._errors import ToolparseError
 
 __all__ = ["main"]
 
-COMMANDS = (parse, corpus, dialects, bench, serve, scan)
+COMMANDS = (parse, corpus, dialects, bench, serve, scan, grammar)
 """The subcommands, in the order `--help` lists them: each module adds its parser."""
 
 FORWARDS_UNKNOWN = {"bench"}

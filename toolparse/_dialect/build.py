@@ -49,6 +49,8 @@ CONTRACT_RULES = ("block", "orphan_block", "invoke", "param", "cdata", "nested_c
 (`syntaxes.RULE_SYNTAXES`); every other rule inlines into its parent."""
 
 
+NAME_ATTRIBUTE: Final = "name"
+"""The tag attribute that holds a call's name or an argument's key (`<invoke name=...>`)."""
 _KEPT: Final = 512
 _KEPT_LENGTH: Final = 256
 """How many tags' attributes a dialect keeps, and how long a tag it keeps (the store is
@@ -202,7 +204,7 @@ class Builders:
             m = group.match(tag.text)
             return _clean(m.group("name")) if m is not None and m.group("name") else None
         attrs = self.attributes(tag.text)
-        return attrs.get("name") or None
+        return attrs.get(NAME_ATTRIBUTE) or None
 
     def check_call_tag(self, tag: Tag) -> None:
         """Refuse a call's opening tag that has no name as it arrives: no call starts."""
@@ -292,7 +294,7 @@ class Builders:
             key = self.tag_name(tag)
         elif self.attribute is not None:
             attrs = self.attributes(tag.text)
-            key = attrs.get("name") or None
+            key = attrs.get(NAME_ATTRIBUTE) or None
         said = attrs.get("string", "").lower() if attrs and self.string_attribute else ""
         string = True if said == "true" else False if said == "false" else None
         if len(tag.text) <= _KEPT_LENGTH:
@@ -322,7 +324,7 @@ class Builders:
                 if name:
                     return name
         if self.attribute is not None:
-            name = self.attributes(tags[0].text).get("name")
+            name = self.attributes(tags[0].text).get(NAME_ATTRIBUTE)
             if name:
                 return name
         for child in children:

@@ -29,6 +29,13 @@ from toolparse._json import NOT_JSON, dumps_strict, strict_json
 __all__ = ["JSON", "JsonBody", "JsonStream"]
 
 
+NAME_MEMBER: Final = "name"
+"""The member of a whole-call JSON object (Hermes) that holds the call's name."""
+ARGUMENTS_MEMBERS: Final = ("arguments", "parameters")
+"""The members that may hold its arguments; the first is the one a generator writes."""
+ARGUMENTS_MEMBER: Final = ARGUMENTS_MEMBERS[0]
+
+
 class JsonBody(Body):
     """A JSON body (`json_body`): a call's arguments, or a whole call (Hermes)."""
 
@@ -40,11 +47,11 @@ class JsonBody(Body):
         value = strict_json(self.text)
         if value is NOT_JSON or not isinstance(value, dict):
             raise BlockRejected("invalid_call", "the call is not one JSON object")
-        name = value.get("name")
+        name = value.get(NAME_MEMBER)
         if not isinstance(name, str) or not name.strip():
             raise BlockRejected("invalid_name", "the call's JSON has no name")
-        keys = [key for key in ("arguments", "parameters") if key in value]
-        if len(keys) > 1 or set(value) - {"name", "arguments", "parameters"}:
+        keys = [key for key in ARGUMENTS_MEMBERS if key in value]
+        if len(keys) > 1 or set(value) - {NAME_MEMBER, *ARGUMENTS_MEMBERS}:
             raise BlockRejected("invalid_call", "the call's JSON has other members than a "
                                 "name and its arguments")
         arguments = value[keys[0]] if keys else {}

@@ -1,0 +1,120 @@
+"""Helpers for the export tests (SPEC 12): llguidance's matcher with a byte tokenizer,
+random walks through its token masks, and tools inferred from a corpus block's calls."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import llguidance
+
+EOS = 256
+
+
+class _ByteTokens:
+    """A tokenizer whose tokens are the 256 bytes, and an end-of-sequence token."""
+
+    eos_token_id = EOS
+    bos_token_id = None
+    tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
+    special_token_ids = [EOS]
+
+    def __call__(self, text: str | bytes) -> list[int]:
+        return list(text.encode() if isinstance(text, str) else text)
+
+
+TOKENIZER = llguidance.LLTokenizer(llguidance.TokenizerWrapper(_ByteTokens()))
+
+
+def compiled(lark: str) -> str:
+    """The grammar as llguidance takes it; fails the test when llguidance refuses it."""
+    grammar = llguidance.grammar_from("lark", lark)
+    failed, warnings = llguidance.LLMatcher.validate_grammar_with_warnings(grammar, TOKENIZER)
+    assert not failed and not warnings, warnings
+    return grammar
+
+
+def accepts(grammar: str, text: str) -> bool:
+    """Whether the matcher takes `text` byte by byte and may end there."""
+    matcher = llguidance.LLMatcher(TOKENIZER, grammar)
+    return matcher.consume_tokens(list(text.encode())) and matcher.is_accepting()
+
+
+_LIKED = frozenset(b'<>/"{}[]:,\n 0123456789abcdefghijklmnoprstuvw_|=.-\\')
+_CLOSING = frozenset(b'<>/"}]\n|_')
+
+
+def walk(grammar: str, rng: random.Random, *, eos: float = 0.15, limit: int = 1500,
+         prose: int = 0, prefix: str = "") -> str | None:
+    """A text drawn through the matcher's token masks (None: not ended within `limit`
+    bytes). Mostly characters of markup and JSON, then mostly closing ones, so that
+    walks end; the end is taken with probability `eos` where allowed, never within the
+    first `prose` bytes unless it is the only way on. `prefix` is written first."""
+    matcher = llguidance.LLMatcher(TOKENIZER, grammar)
+    out = bytearray(prefix.encode())
+    assert matcher.consume_tokens(list(out)), matcher.get_error()
+    for _ in range(limit):
+        mask = matcher.compute_bitmask()
+        allowed = [i for i in range(EOS + 1) if mask[i // 8] >> (i % 8) & 1]
+        pool = [a for a in allowed if a != EOS]
+        if EOS in allowed and (not pool or (len(out) >= prose and rng.random() < eos)):
+            return out.decode()
+        if not pool:
+            return None
+        liked = [a for a in pool if a in (_CLOSING if len(out) > 150 else _LIKED)]
+        token = rng.choice(liked if liked and rng.random() < 0.9 else pool)
+        assert matcher.consume_token(token), matcher.get_error()
+        out.append(token)
+    return None
+
+
+def _schema_of(value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"type": "boolean"}
+    if isinstance(value, int):
+        return {"type": "integer"}
+    if isinstance(value, float):
+        return {"type": "number"}
+    if isinstance(value, str):
+        return {"type": "string"}
+    if value is None:
+        return {"type": "null"}
+    if isinstance(value, list):
+        items = _merge([_schema_of(v) for v in value]) if value else {"type": "string"}
+        return {"type": "array", "items": items}
+    properties = {k: _schema_of(v) for k, v in value.items()}
+    return {"type": "object", "properties": properties, "required": list(properties)}
+
+
+def _merge(schemas: list[dict[str, Any]]) -> dict[str, Any]:
+    first = schemas[0]
+    if all(s == first for s in schemas):
+        return first
+    return {"anyOf": _unique(schemas)}
+
+
+def _unique(schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for schema in schemas:
+        if schema not in out:
+            out.append(schema)
+    return out
+
+
+def tools_of(calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Tool definitions that every one of `calls` (name, arguments) satisfies: the keys in
+    the order first seen, those present in every call required."""
+    tools: dict[str, list[dict[str, Any]]] = {}
+    for name, arguments in calls:
+        tools.setdefault(name, []).append(arguments)
+    out = []
+    for name, argument_sets in tools.items():
+        keys: list[str] = []
+        for arguments in argument_sets:
+            keys += [k for k in arguments if k not in keys]
+        properties = {k: _merge([_schema_of(a[k]) for a in argument_sets if k in a])
+                      for k in keys}
+        required = [k for k in keys if all(k in a for a in argument_sets)]
+        out.append({"name": name, "parameters": {"type": "object", "properties": properties,
+                                                 "required": required}})
+    return out

@@ -1,0 +1,434 @@
+"""A dialect's grammar as llguidance's Lark format, for the tools given (SPEC 12).
+
+The rules are the grammar file's own, read from its compiled records (`records.py`),
+walked from `block` with the alternatives the file marks accept-only left out
+(docs/grammars.md). The walk carries a context, the tool and the parameter it is in,
+and replaces what the tools decide:
+
+- `invoke`: one alternative per tool; the terminal that holds the call's name (its
+  `(?P<name>...)` group) is written with the name filled in (`regex.rewrite`), or a
+  child `name` rule is the name itself;
+- the list of `param`s: the tool's properties in the schema's order, the required ones
+  present, each at most once, no other;
+- `param`: its key filled in the same way, and its value (the loop of text pieces) the
+  property's value grammar: raw text that holds none of the dialect's closing tags for a
+  string, the enum's strings, or `%json` with the property's schema for other types;
+- `json_body`: `%json` with the tool's schema (wrapped in the call object, its `name`
+  member fixed, when the call's name is inside the body).
+
+Whitespace that the grammar file ignores between tags (`%ignore`) is written as an
+explicit optional run there, never inside a value. Every terminal goes out as a regular
+expression in the target's syntax (`regex.rewrite`); nothing here spells a tag.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from toolparse._calls.values import resolve_local_ref, schema_types
+from toolparse._dialect.build import NAME_ATTRIBUTE
+from toolparse._dialect.grammar import Grammar
+from toolparse._dialect.records import RuleRecord, Symbol, TerminalRecord
+from toolparse._dialect.roles import own_name
+from toolparse._dialect.syntaxes.json import ARGUMENTS_MEMBER, NAME_MEMBER
+from toolparse._errors import ExportError
+from toolparse._export import regex
+from toolparse._export.schema import closed_schema, string_schema
+
+__all__ = ["write"]
+
+_Context = tuple[str, ...]
+"""() outside a call, (tool,) in one, (tool, key) in one of its parameters."""
+
+
+class _Writer:
+    """One export: the grammar, the tools, and the rules written so far."""
+
+    def __init__(self, grammar: Grammar, tools: Mapping[str, Any],
+                 banned: tuple[str, ...] = ()) -> None:
+        self.grammar = grammar
+        self.tools = tools
+        self.banned = banned
+        self.terminals = {t.name: t for t in grammar.record.terminals}
+        self.rules: dict[str, list[RuleRecord]] = {}
+        for rule in grammar.record.rules:
+            if _generated(rule):
+                self.rules.setdefault(rule.origin, []).append(rule)
+        self.attribute = next((t for t in grammar.record.terminals
+                               if own_name(t.name) == "ATTRIBUTE"), None)
+        self.out: dict[str, str] = {}
+        self.names: dict[tuple[str, _Context], str] = {}
+        self.runs = self._runs()
+        self.words = self._closers()
+        self.text = regex.avoiding(self.words) if self.words else "^(?s:.*)$"
+        # A JSON text in a value whose syntax decodes entities (`&quot;` would become a
+        # quote before the JSON is read) gets no `&` in its strings either.
+        reader = grammar.header.typing.value_reader(grammar.header.value_edges)
+        self.json_text = regex.avoiding(self.words | {"&"}) \
+            if reader.value_text(["&amp;"])[0] != "&amp;" else self.text
+        self.ws = self._ws()
+
+    def fail(self, why: str) -> ExportError:
+        return ExportError(f"dialect {self.grammar.name!r}: {why}")
+
+    # ---- what the grammar says about values ---------------------------------------------
+
+    def _runs(self) -> frozenset[str]:
+        """The terminals a value is made of: those of the value rules (Lark's `*`
+        helpers around `(TEXT | LT)`, and `value`) that a `param`, a `value` or a
+        `json_body` holds."""
+        holders = [r for origin, rs in self.rules.items()
+                   if own_name(origin) in ("param", "value", "json_body") for r in rs]
+        helpers = {s.name for r in holders for s in r.expansion
+                   if not s.is_term and self._is_value(s.name)}
+        return frozenset(s.name for h in helpers for r in self.rules.get(h, [])
+                         for s in r.expansion if s.is_term)
+
+    def _is_value(self, origin: str) -> bool:
+        """A value's pieces: the `value` rule, or a `*`/`+` helper of terminals only."""
+        if own_name(origin) == "value":
+            return True
+        if not origin.startswith("__"):
+            return False
+        symbols = [s for r in self.rules.get(origin, []) for s in r.expansion]
+        return bool(symbols) and all(s.is_term or s.name == origin
+                                     or own_name(s.name) == "cdata" for s in symbols)
+
+    def _closers(self) -> frozenset[str]:
+        """What a value must not hold: the literal start of every terminal other than
+        its own pieces that the parser takes where a value's piece can come."""
+        actions = self.grammar.table.actions
+        names: set[str] = set()
+        for row in actions:
+            if self.runs & row.keys():
+                names |= {n for n in row if n in self.terminals} - self.runs
+        names -= self.grammar.ignored
+        words: set[str] = set()
+        for name in sorted(names):
+            words |= self.heads(self.terminals[name], "can end a value")
+        return frozenset(words)
+
+    def heads(self, term: TerminalRecord, role: str) -> frozenset[str]:
+        """The fixed texts a terminal starts with (its accept-only spellings aside)."""
+        found = frozenset({term.literal}) if term.literal is not None and not term.flags \
+            else regex.literal_heads(term.regexp, term.flags, self.banned)
+        if not found or "" in found:
+            raise self.fail(f"the terminal {term.name} {role} but does not start with a "
+                            "fixed text to keep out of values")
+        return found
+
+    def _ws(self) -> str:
+        """The whitespace the grammar ignores between tags, as an optional rule."""
+        found = [self.terminals[n] for n in sorted(self.grammar.ignored)]
+        if not found:
+            return ""
+        pattern = "|".join(self.pattern(t, {}) for t in found)
+        self.out["ws"] = f"ws: /(?:{pattern})*/"
+        return "ws"
+
+    # ---- rules --------------------------------------------------------------------------
+
+    def rule(self, origin: str, ctx: _Context) -> str:
+        key = (origin, ctx)
+        found = self.names.get(key)
+        if found is not None:
+            return found
+        name = self.names[key] = _rule_name(origin, len(self.names))
+        if origin == "invoke" and not ctx:
+            body = " | ".join(self.rule("invoke", (tool,)) for tool in self.tools)
+            if not body:
+                raise self.fail("no tools to export")
+        elif own_name(origin) == "json_body":
+            body = self.json_body(ctx)
+        elif own_name(origin) == "name" and len(ctx) == 1:
+            body = self.call_name(origin, ctx[0])
+        elif len(ctx) == 2 and self._is_value(origin):
+            body = self.value(ctx)
+        else:
+            body = " | ".join(self.alternative(r, ctx) for r in self.alternatives(origin, ctx))
+        self.out[name] = f"{name}: {body or chr(34) * 2}"
+        return name
+
+    def alternatives(self, origin: str, ctx: _Context) -> list[RuleRecord]:
+        found = self.rules.get(origin)
+        if not found:
+            raise self.fail(f"the rule {origin!r} has no alternative to generate")
+        if len(ctx) == 2:  # a param: the alternatives with a value, when it has some
+            with_value = [r for r in found if any(
+                not s.is_term and self._is_value(s.name) for s in r.expansion)]
+            return with_value or found
+        if len(ctx) == 1:  # a call: the alternatives with the list of params or a body
+            with_params = [r for r in found if any(
+                not s.is_term and (self._holds_params(s.name)
+                                   or own_name(s.name) == "json_body") for s in r.expansion)]
+            return with_params or found
+        return found
+
+    def _holds_params(self, origin: str) -> bool:
+        return any(s.name == "param" for r in self.rules.get(origin, []) for s in r.expansion)
+
+    def alternative(self, rule: RuleRecord, ctx: _Context) -> str:
+        """One alternative, whitespace between its tags. A raw-text value and the tag
+        after it are one lexeme: llguidance ends a lexeme where the next byte cannot
+        continue it and never goes back, so a value that may end in the start of its
+        own closing tag must carry the tag with it."""
+        parts: list[str] = []
+        previous_value = True
+        symbols = list(rule.expansion)
+        i = 0
+        while i < len(symbols):
+            symbol = symbols[i]
+            is_value = not symbol.is_term and len(ctx) == 2 and self._is_value(symbol.name)
+            if parts and self.ws and not is_value and not previous_value:
+                parts.append(self.ws)
+            raw = self.raw_value(ctx) if is_value else None
+            if raw is not None and i + 1 < len(symbols) and symbols[i + 1].is_term:
+                closer = self.terminal(self.terminals[symbols[i + 1].name], ctx)[1:-1]
+                parts.append(f"/{raw}(?:{closer})/")
+                i += 1
+                is_value = False
+            elif symbol.is_term:
+                opening = i == 0 and own_name(rule.origin) in ("invoke", "param")
+                parts.append(self.terminal(self.terminals[symbol.name], ctx, opening))
+            else:
+                parts.append(self.symbol(symbol, ctx))
+            previous_value = is_value
+            i += 1
+        return " ".join(p for p in parts if p) or '""'
+
+    def symbol(self, symbol: Symbol, ctx: _Context) -> str:
+        if symbol.is_term:
+            return self.terminal(self.terminals[symbol.name], ctx)
+        if len(ctx) == 1 and self._holds_params(symbol.name):
+            return self.params(ctx[0])
+        return self.rule(symbol.name, ctx)
+
+    def terminal(self, term: TerminalRecord, ctx: _Context, opening: bool = False) -> str:
+        named = "(?P<name>" in term.regexp
+        if named and not ctx:
+            raise self.fail(f"the terminal {term.name} holds a name outside a call")
+        fill: dict[str | int, str] = {"name": ctx[-1]} if named else {}
+        if opening and not named and self.attribute is not None \
+                and self.attribute.regexp in term.regexp:
+            # A tag of attributes (`<invoke name="...">`): the one attribute, the name
+            # (group 1 of the ATTRIBUTE terminal) fixed, its value (any later group)
+            # the call's name or the argument's key.
+            groups = re.compile(self.attribute.regexp).groups
+            fill = {1: NAME_ATTRIBUTE, **{k: ctx[-1] for k in range(2, groups + 1)}}
+        return "/" + self.pattern(term, fill) + "/"
+
+    def pattern(self, term: TerminalRecord, fill: Mapping[str | int, str]) -> str:
+        try:
+            found = regex.rewrite(term.regexp, term.flags, fill=fill, banned=self.banned)
+        except regex.Unsupported as error:
+            raise self.fail(f"the terminal {term.name} holds {error}, which the target "
+                            "cannot write without writing more than the grammar reads") \
+                from None
+        if found is None:
+            raise self.fail(f"the name {next(iter(fill.values()))!r} does not fit the "
+                            f"terminal {term.name}")
+        return found
+
+    # ---- what the tools decide ----------------------------------------------------------
+
+    def call_name(self, origin: str, tool: str) -> str:
+        """A child `name` rule: the tool's name, which its terminal must read."""
+        terms = [self.terminals[s.name] for r in self.rules[origin] for s in r.expansion
+                 if s.is_term]
+        loose = [regex.rewrite(t.regexp, t.flags, direction=regex.SUPER, style="python")
+                 for t in terms]
+        if not any(p is not None and re.fullmatch(p, tool) for p in loose):
+            raise self.fail(f"the name {tool!r} does not fit the rule {origin!r}")
+        return _literal(tool)
+
+    def params(self, tool: str) -> str:
+        """The tool's parameters in the schema's order: required ones once, others at
+        most once, no other key."""
+        schema = resolve_local_ref(self.tools[tool], self.tools[tool])
+        properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+        required = set(schema.get("required", [])) if isinstance(schema, dict) else set()
+        parts = []
+        for key in properties:
+            name = self.rule("param", (tool, key))
+            parts.append(name if key in required else f"{name}?")
+        if not parts:
+            return ""
+        glue = f" {self.ws} " if self.ws else " "
+        return "(" + glue.join(parts) + ")"
+
+    def _value_parts(self, ctx: _Context) -> tuple[Any, str, str, Any, Any]:
+        tool, key = ctx
+        root = self.tools[tool]
+        schema = resolve_local_ref(resolve_local_ref(root, root).get("properties", {})
+                                   .get(key, {}), root)
+        reader = self.grammar.header.typing.value_reader(self.grammar.header.value_edges)
+        before, after = _edges(reader)
+        return reader, before, after, schema, schema_types(schema, root)
+
+    def raw_value(self, ctx: _Context) -> str | None:
+        """A string parameter of any text, as the pattern of its value with the edges
+        around it; None for one that is not (an enum, a JSON value)."""
+        reader, before, after, schema, types = self._value_parts(ctx)
+        if types is not None and "string" not in types or string_schema(schema) != ():
+            return None
+        edge = _edge_pattern(reader, before), _edge_pattern(reader, after)
+        return f"{edge[0]}(?:{self.text[1:-1]}){edge[1]}"
+
+    def value(self, ctx: _Context) -> str:
+        tool, key = ctx
+        reader, before, after, schema, types = self._value_parts(ctx)
+        if types is None or "string" in types:
+            strings = string_schema(schema)
+            if strings is None:
+                raise ExportError(f"tool {tool!r}, schema /properties/{key}: a string "
+                                  "parameter written as raw text takes no constraint "
+                                  "but `enum` or `const`")
+            if not strings:
+                raw = self.raw_value(ctx)
+                return f"/{raw}/"
+            fixed = [s for s in strings if self._raw_fits(reader, before, after, s)]
+            if len(fixed) < len(strings):
+                raise ExportError(f"tool {tool!r}, schema /properties/{key}: an enum "
+                                  "value that the dialect cannot write as it is")
+            inner = " | ".join(_literal(s) for s in fixed)
+        else:
+            closed = closed_schema(schema, tool, self.words, self.json_text)
+            inner = "%json " + json.dumps(closed, ensure_ascii=True)
+        edges = [f"/{_edge_pattern(reader, e)}/" if e else "" for e in (before, after)]
+        return " ".join(p for p in (edges[0], f"({inner})", edges[1]) if p)
+
+    def _raw_fits(self, reader: Any, before: str, after: str, text: str) -> bool:
+        return not any(w in text for w in self.words) and \
+            reader.value_text([before + text + after])[0] == text
+
+    def json_body(self, ctx: _Context) -> str:
+        if len(ctx) != 1:
+            raise self.fail("a JSON body outside a call")
+        tool = ctx[0]
+        schema = self.tools[tool]
+        if not self.name_in_tag():
+            schema = _call_object(tool, schema)
+        closed = closed_schema(schema, tool, self.words, self.json_text)
+        return "%json " + json.dumps(closed, ensure_ascii=True)
+
+    def name_in_tag(self) -> bool:
+        return self.attribute is not None or any(s.is_term and "(?P<name>" in self.terminals[s.name].regexp
+                   or own_name(s.name) == "name"
+                   for r in self.rules.get("invoke", []) for s in r.expansion)
+
+
+def _generated(rule: RuleRecord) -> bool:
+    """Whether a generator writes this alternative (docs/grammars.md, accept-only)."""
+    own = own_name(rule.origin)
+    return own != "orphan_block" and not own.startswith("lenient_") and not (
+        rule.alias or "").startswith("lenient_")
+
+
+def _rule_name(origin: str, index: int) -> str:
+    base = re.sub(r"[^a-z0-9_]", "_", own_name(origin).lower()).strip("_") or "r"
+    return f"{base}_{index}"
+
+
+def _literal(text: str) -> str:
+    return json.dumps(text, ensure_ascii=True)
+
+
+def _edges(reader: Any) -> tuple[str, str]:
+    """What the writer puts around a raw value: the newline on each side that the
+    `newline` value edges remove (the templates write them), else nothing (values read
+    as written, or trimmed of any whitespace)."""
+    probe = "a b"
+    if reader.value_text(["\n" + probe + "\n"])[0] == probe and \
+            reader.value_text(["\n " + probe + " \n"])[0] != probe:
+        return "\n", "\n"
+    return "", ""
+
+
+def _edge_pattern(reader: Any, edge: str) -> str:
+    """An edge newline as a pattern: CR LF too, where the value syntax removes that."""
+    if edge == "\n" and reader.value_text(["\r\na b\r\n"])[0] == "a b":
+        return "(?:\\r?\\n)"
+    return "".join(regex.char(c) for c in edge)
+
+
+def _call_object(tool: str, schema: Any) -> dict[str, Any]:
+    """The schema of a whole call written as one JSON object (Hermes)."""
+    schema = dict(schema)
+    defs = {k: schema.pop(k) for k in ("$defs", "definitions") if k in schema}
+    return {"type": "object", **defs,
+            "properties": {NAME_MEMBER: {"const": tool}, ARGUMENTS_MEMBER: schema},
+            "required": [NAME_MEMBER, ARGUMENTS_MEMBER], "additionalProperties": False}
+
+
+def write(grammar: Grammar, tools: Mapping[str, Any], mode: str) -> str:
+    """The llguidance Lark text for `grammar` and `tools` ({name: parameters schema})."""
+    marks = sorted(m for m in grammar.accept_only if m.isupper() or m.startswith("_"))
+    banned: tuple[str, ...] = ()
+    if marks:  # accept-only spellings inlined into terminals: their patterns, from Lark
+        from toolparse._dialect.from_lark import terminal_patterns  # noqa: PLC0415
+
+        banned = tuple(pattern for name, pattern in terminal_patterns(
+            grammar.source, grammar.path, grammar.starts) if name in marks)
+    writer = _Writer(grammar, tools, banned)
+    if not writer.name_in_tag() and "json_body" not in {own_name(o) for o in writer.rules}:
+        raise ExportError(f"dialect {grammar.name!r}: the call's name is a tag attribute; "
+                          "writing one attribute into a tag of attributes is not yet "
+                          "exported")
+    block = writer.rule("block", ())
+    if mode == "required":
+        start = f"start: {block}"
+    else:
+        start = f"start: {_after_prose(writer, block)}"
+    rules = [start, *writer.out.values()]
+    return "\n".join(rules) + "\n"
+
+
+def _after_prose(writer: _Writer, block: str) -> str:
+    """`auto`: text that holds no block opener, then any blocks. The text and the first
+    block's opening tag are one lexeme (see `_Writer.alternative`)."""
+    grammar = writer.grammar
+    words: set[str] = set()
+    for spec in grammar.openers:
+        words |= writer.heads(writer.terminals[spec.name], "opens a block")
+    prose = regex.avoiding(words)[1:-1]
+    firsts = []
+    for index, (opener, tail) in enumerate(_openings(writer)):
+        name = f"opened_{index}"
+        writer.out[name] = f"{name}: /(?:{prose})(?:{opener})/ {tail}"
+        firsts.append(name)
+    more = f"({writer.ws} {block})*" if writer.ws else f"{block}*"
+    writer.out["prose"] = f"prose: /{prose}/"
+    return f"prose | ({' | '.join(firsts)}) {more}"
+
+
+def _openings(writer: _Writer) -> list[tuple[str, str]]:
+    """Each way a block starts, as its first tag's pattern and the rest of the block:
+    from `block`'s alternatives, and through `invoke`'s (one per tool) where a block
+    starts with its call (Hermes, GLM)."""
+    out = []
+    for rule in writer.rules["block"]:
+        head, *rest = rule.expansion
+        after = writer.alternative(rule._replace(expansion=tuple(rest)), ()) if rest else ""
+        heads: list[tuple[Symbol, _Context, list[Symbol]]]
+        if head.is_term:
+            heads = [(head, (), [])]
+        elif head.name == "invoke":
+            heads = [(r.expansion[0], (tool,), list(r.expansion[1:]))
+                     for tool in writer.tools
+                     for r in writer.alternatives("invoke", (tool,))]
+        else:
+            raise writer.fail("a block that starts with neither a tag nor a call")
+        for first, ctx, inner in heads:
+            if not first.is_term:
+                raise writer.fail("a call that does not start with a tag")
+            opener = writer.terminal(writer.terminals[first.name], ctx, bool(ctx))[1:-1]
+            tail = writer.alternative(RuleRecord("invoke", tuple(inner), False), ctx) \
+                if inner else ""
+            parts = [p for p in (tail, after) if p and p != '""']
+            ws = writer.ws if writer.ws else ""
+            glued = f" {ws} ".join(parts) if ws else " ".join(parts)
+            out.append((opener, f"{ws} {glued}" if ws and glued else glued or '""'))
+    return out
