@@ -17,8 +17,17 @@ from toolparse.corpus.cases import bundled_corpus, find_cases
 
 from export_engine import accepts, compiled, tools_of, walk  # noqa: E402
 
-EXPORTED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2",
-            "deepseek")
+CHECKED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2",
+           "deepseek")
+"""The dialects whose accepted corpus blocks the grammar is checked to write."""
+EXPORTED = (*CHECKED, "deepseek_v31", "hy_v3", "minicpm5", "seed_oss", "gpt_oss")
+"""The dialects whose grammar is walked: what it lets a model write parses as valid.
+(The third wave's accept-only spellings are not yet sorted out of the corpus check.)"""
+NOT_EXPORTED = {"deepseek_v3": "do not share a first character",
+                "step3": "holds a lookaround"}
+"""Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
+REFUSED_MODES = {("gpt_oss", "auto"): "do not share a first character"}
+"""Exported dialects refused in one mode: free text beside harmony's headers."""
 
 TOOLS = [
     {"name": "read_file", "parameters": {"type": "object", "properties": {
@@ -89,6 +98,10 @@ def _parsed_ok(text: str, dialect: str, mode: str) -> tuple[bool, int]:
 @pytest.mark.parametrize("dialect", EXPORTED)
 @pytest.mark.parametrize("mode", ["required", "auto"])
 def test_random_walks_parse_to_valid_calls(dialect: str, mode: str) -> None:
+    if (dialect, mode) in REFUSED_MODES:
+        with pytest.raises(toolparse.ExportError, match=REFUSED_MODES[dialect, mode]):
+            toolparse.export_grammar(dialect, TOOLS, mode=mode)
+        return
     grammar = compiled(toolparse.export_grammar(dialect, TOOLS, mode=mode))
     required = compiled(toolparse.export_grammar(dialect, TOOLS, mode="required"))
     rng = random.Random(f"{dialect}-{mode}")
@@ -124,7 +137,7 @@ def _corpus_blocks(dialect: str) -> list[tuple[str, str, list[dict]]]:
     return out
 
 
-@pytest.mark.parametrize("dialect", EXPORTED)
+@pytest.mark.parametrize("dialect", CHECKED)
 def test_every_accepted_corpus_block_is_written_by_the_grammar(dialect: str) -> None:
     blocks = _corpus_blocks(dialect)
     grammars: dict[str, str] = {}
@@ -259,3 +272,10 @@ def test_a_union_of_bare_types_is_raw_text_and_a_constrained_branch_is_refused()
     union["anyOf"][0]["pattern"] = "^x+$"
     with pytest.raises(toolparse.ExportError, match="/properties/a"):
         toolparse.export_grammar("glm45", tools)
+
+
+def test_every_bundled_dialect_exports_or_says_why_not() -> None:
+    assert set(EXPORTED) | set(NOT_EXPORTED) == set(toolparse.dialects())
+    for dialect, reason in NOT_EXPORTED.items():
+        with pytest.raises(toolparse.ExportError, match=reason):
+            toolparse.export_grammar(dialect, TOOLS, mode="required")

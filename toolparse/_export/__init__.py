@@ -17,7 +17,7 @@ from typing import Any
 from toolparse._dialect import Dialect
 from toolparse._dialect.loader import resolve_dialect
 from toolparse._errors import ConfigTypeError, ExportError
-from toolparse._export import llguidance
+from toolparse._export import llguidance, regex
 
 __all__ = ["MODES", "TARGETS", "export_grammar"]
 
@@ -65,4 +65,7 @@ def export_grammar(dialect: str | Dialect, tools: Any, *, target: str = "llguida
     schemas = check_tools(tools)
     if not schemas:
         raise ExportError("no tools to export: a grammar of calls needs at least one tool")
-    return llguidance.write(grammars[0], schemas, mode)
+    try:
+        return llguidance.write(grammars[0], schemas, mode)
+    except regex.Unsupported as error:   # (a construct of the grammar the target lacks)
+        raise ExportError(f"dialect {found.name!r}: {error}") from error
