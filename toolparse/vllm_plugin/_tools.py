@@ -61,7 +61,7 @@ class ToolparseToolParser(ToolParser):  # type: ignore[misc, unused-ignore]  # v
     skip_reasoning_parsing = False
     """Set by vLLM when no reasoning parser is configured: regions are then content."""
 
-    def __init__(self, tokenizer: Any, tools: Sequence[Any] | None = None) -> None:
+    def __init__(self, tokenizer: Any, tools: list[Any] | None = None) -> None:
         super().__init__(tokenizer, tools)
         self._dialect = Dialect.bundled(self.dialect_name)
         self._stream: tuple[StreamText, ChoiceRewriter] | None = None
