@@ -197,7 +197,7 @@ def test_empty_deltas_and_a_delta_holding_several_calls() -> None:
 def test_previous_text_that_is_not_what_the_parser_saw_is_refused() -> None:
     parser, chat = _tool_parser()
     parser.extract_tool_calls_streaming("", "Hello", "Hello", [], [], [], chat)
-    with pytest.raises(plugin.StreamContractError, match="previous_text"):
+    with pytest.raises(toolparse.ToolparseError, match="previous_text"):  # never a call
         parser.extract_tool_calls_streaming("Bye!!", "Bye!! x", " x", [], [], [], chat)
     with pytest.raises(plugin.StreamContractError, match="current_text"):
         parser.extract_tool_calls_streaming("Hello", "Hello there", " x", [], [], [], chat)
