@@ -53,6 +53,8 @@ ONE_LINE = {
     "kimi_k2": ("<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0"
                 "<|tool_call_argument_begin|>{{}}<|tool_call_end|><|tool_calls_section_end|>"),
     "gpt_oss": "<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{{}}",
+    "longcat": '<longcat_tool_call>{{"name": "{name}", "arguments": {{}}}}</longcat_tool_call>',
+    "internlm": '<|action_start|><|plugin|>{{"name": "{name}", "parameters": {{}}}}<|action_end|>',
 }
 
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
@@ -178,6 +180,34 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
         (harmony("a", '{"p": 1}'), harmony("run", '{"command": "rm -rf build"}'),
          harmony("b", "{}")),
         "", "", "}", True),
+    Sample(
+        "longcat",
+        (('<longcat_tool_call>\n{"name": "read_file", "arguments": {"path": "README.md"}}\n'
+          "</longcat_tool_call>", [("read_file", {"path": "README.md"})]),
+         ('<longcat_tool_call>{"arguments": {"a": [1, "<b>`"]}, "name": "x"}</longcat_tool_call>',
+          [("x", {"a": [1, "<b>`"]})]),
+         ('<longcat_tool_call>{"name": "p", "parameters": {}}</longcat_tool_call>', [("p", {})])),
+        ("<longcat_tool_call>", "</longcat_tool_call>", '{"name": "a"', '"arguments": {', "}",
+         ", ", "<longcat_", '{"name": "b", "arguments": {}}'),
+        ('<longcat_tool_call>\n{"name": "a", "arguments": {"p": 1}}\n</longcat_tool_call>',
+         '<longcat_tool_call>{"name": "run", "arguments": {"command": "rm -rf build"}}'
+         "</longcat_tool_call>",
+         '<longcat_tool_call>{"arguments": {}, "name": "b"}</longcat_tool_call>'),
+        "", "", "</longcat_tool_call>", True),
+    Sample(
+        "internlm",
+        (('<|action_start|><|plugin|>\n{"name": "read_file", "parameters": {"path": "README.md"}}'
+          "<|action_end|>", [("read_file", {"path": "README.md"})]),
+         ('<|action_start|> <|plugin|>{"parameters": {"a": [1, "<b>`"]}, "name": "x"}<|action_end|>',
+          [("x", {"a": [1, "<b>`"]})]),
+         ('<|action_start|><|plugin|>{"name": "p", "arguments": {}}<|action_end|>', [("p", {})])),
+        ("<|action_start|>", "<|plugin|>", "<|interpreter|>", "<|action_end|>", '{"name": "a"',
+         '"parameters": {', "}", "<|", "|>", '{"name": "b", "parameters": {}}'),
+        ('<|action_start|><|plugin|>{"name": "a", "parameters": {"p": 1}}<|action_end|>',
+         '<|action_start|><|plugin|>{"name": "run", "parameters": {"command": "rm -rf build"}}'
+         "<|action_end|>",
+         '<|action_start|><|plugin|>{"parameters": {}, "name": "b"}<|action_end|>'),
+        "", "", "<|action_end|>", True),
 ]}
 
 DIALECTS = sorted(SAMPLES)

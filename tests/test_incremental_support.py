@@ -185,6 +185,13 @@ def _gpt_oss(calls: Sequence[Call]) -> str:
                    for call in calls)
 
 
+def _json_object(open_tag: str, close_tag: str, member: str) -> Callable[[Sequence[Call]], str]:
+    def write(calls: Sequence[Call]) -> str:
+        return "\n".join(f'{open_tag}\n{{"name": "{call.name}", "{member}": '
+                         f"{call.arguments_text()}}}\n{close_tag}" for call in calls)
+    return write
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -194,6 +201,8 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "hermes": _hermes,
     "kimi_k2": _kimi,
     "gpt_oss": _gpt_oss,
+    "longcat": _json_object("<longcat_tool_call>", "</longcat_tool_call>", "arguments"),
+    "internlm": _json_object("<|action_start|><|plugin|>", "<|action_end|>", "parameters"),
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

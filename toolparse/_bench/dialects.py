@@ -113,6 +113,14 @@ def _hermes(calls: list[Call]) -> str:
                      "</tool_call>" for name, params in calls)
 
 
+def _json_object(open_tag: str, close_tag: str, member: str) -> Callable[[list[Call]], str]:
+    """One JSON object {"name": ..., member: {...}} per block, between two tags."""
+    def write(calls: list[Call]) -> str:
+        return "\n".join(f'{open_tag}\n{{"name": "{name}", "{member}": {_arguments(params)}}}'
+                         f"\n{close_tag}" for name, params in calls)
+    return write
+
+
 def _kimi(calls: list[Call]) -> str:
     body = "\n".join(f"<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>"
                      f"{_arguments(params)}<|tool_call_end|>"
@@ -149,6 +157,12 @@ MARKUP: Final[dict[str, Markup]] = {
                               "<|tool_call_end|>")),
     "gpt_oss": Markup(_gpt_oss, ("<|start|>assistant", "<|channel|>commentary to=functions.x",
                                  "<|call|>"), per_call=True),
+    "longcat": Markup(_json_object("<longcat_tool_call>", "</longcat_tool_call>", "arguments"),
+                      ("<longcat_tool_call>", '{"name": "x"}', "</longcat_tool_call>"),
+                      per_call=True),
+    "internlm": Markup(_json_object("<|action_start|><|plugin|>", "<|action_end|>", "parameters"),
+                       ("<|action_start|><|plugin|>", '{"name": "x"}', "<|action_end|>"),
+                       per_call=True),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
