@@ -50,7 +50,7 @@ FAILURE_REASONS: Final = ("unexpected_token", "truncated", "max_capture", "inval
 
 REJECTION_REASONS: Final = ("unknown_tool", "truncated", "invalid_json", "not_object",
                             "too_deep", "duplicate_key", "missing_required", "unknown_field",
-                            "alias_conflict", "grammar_leak", "schema")
+                            "alias_conflict", "grammar_leak", "schema", "not_a_call")
 """The `ToolCall.reason` codes of a rejected call (docs/repair.md), each with its own
 sentence."""
 
@@ -338,6 +338,7 @@ _REJECTED: Final = {
     "alias_conflict": "give a property under its name and under an alias",
     "grammar_leak": "hold GLM argument markup that cannot be removed safely",
     "schema": "do not match the tool's schema",
+    "not_a_call": "are no call: the JSON value holds no name and arguments as the format writes them",
 }
 """What a rejected call's arguments did wrong, by reason (after "the arguments of `f`")."""
 
