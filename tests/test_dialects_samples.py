@@ -55,6 +55,7 @@ ONE_LINE = {
     "gpt_oss": "<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{{}}",
     "longcat": '<longcat_tool_call>{{"name": "{name}", "arguments": {{}}}}</longcat_tool_call>',
     "internlm": '<|action_start|><|plugin|>{{"name": "{name}", "parameters": {{}}}}<|action_end|>',
+    "nemotron": '<TOOLCALL>[{{"name": "{name}", "arguments": {{}}}}]</TOOLCALL>',
 }
 
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
@@ -208,6 +209,18 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
          "<|action_end|>",
          '<|action_start|><|plugin|>{"parameters": {}, "name": "b"}<|action_end|>'),
         "", "", "<|action_end|>", True),
+    Sample(
+        "nemotron",
+        (('<TOOLCALL>[{"name": "read_file", "arguments": {"path": "README.md"}}]</TOOLCALL>',
+          [("read_file", {"path": "README.md"})]),
+         ('<TOOLCALL>[\n  {"arguments": {"a": [1, "<b>`]"]}, "name": "x"},\n  {"name": "y", '
+          '"parameters": {}}\n]</TOOLCALL>', [("x", {"a": [1, "<b>`]"]}), ("y", {})]),
+         ('<TOOLCALL>[{"name": "s", "arguments": "{\\"q\\": 1}"}]</TOOLCALL>', [("s", {"q": 1})])),
+        ("<TOOLCALL>", "</TOOLCALL>", "[", "]", '{"name": "a"', '"arguments": {', "}", ", ",
+         "<TOOL", '{"name": "b", "arguments": {}}'),
+        ('{"name": "a", "arguments": {"p": 1}},', '{"name": "run", "arguments": {"command": '
+         '"rm -rf build"}},', '{"name": "b", "arguments": {}}'),
+        "<TOOLCALL>[", "]</TOOLCALL>", "}", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

@@ -192,6 +192,15 @@ def _json_object(open_tag: str, close_tag: str, member: str) -> Callable[[Sequen
     return write
 
 
+def _json_calls(open_tag: str, close_tag: str, element: str,
+                lines: bool = False) -> Callable[[Sequence[Call]], str]:
+    def write(calls: Sequence[Call]) -> str:
+        items = [element.format(name=call.name, args=call.arguments_text()) for call in calls]
+        body = "\n" + "\n".join(items) + "\n" if lines else "[" + ", ".join(items) + "]"
+        return f"{open_tag}{body}{close_tag}"
+    return write
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -203,6 +212,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "gpt_oss": _gpt_oss,
     "longcat": _json_object("<longcat_tool_call>", "</longcat_tool_call>", "arguments"),
     "internlm": _json_object("<|action_start|><|plugin|>", "<|action_end|>", "parameters"),
+    "nemotron": _json_calls("<TOOLCALL>", "</TOOLCALL>", '{{"name": "{name}", "arguments": {args}}}'),
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

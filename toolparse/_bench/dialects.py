@@ -121,6 +121,17 @@ def _json_object(open_tag: str, close_tag: str, member: str) -> Callable[[list[C
     return write
 
 
+def _json_calls(open_tag: str, close_tag: str, element: str,
+                lines: bool = False) -> Callable[[list[Call]], str]:
+    """All calls in one block, each a JSON object (`element`, formatted with `name` and
+    `args`): a JSON array, or one per line (SPEC 5.3 e)."""
+    def write(calls: list[Call]) -> str:
+        items = [element.format(name=name, args=_arguments(params)) for name, params in calls]
+        body = "\n" + "\n".join(items) + "\n" if lines else "[" + ", ".join(items) + "]"
+        return f"{open_tag}{body}{close_tag}"
+    return write
+
+
 def _kimi(calls: list[Call]) -> str:
     body = "\n".join(f"<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>"
                      f"{_arguments(params)}<|tool_call_end|>"
@@ -163,6 +174,9 @@ MARKUP: Final[dict[str, Markup]] = {
     "internlm": Markup(_json_object("<|action_start|><|plugin|>", "<|action_end|>", "parameters"),
                        ("<|action_start|><|plugin|>", '{"name": "x"}', "<|action_end|>"),
                        per_call=True),
+    "nemotron": Markup(_json_calls("<TOOLCALL>", "</TOOLCALL>",
+                                   '{{"name": "{name}", "arguments": {args}}}'),
+                       ("<TOOLCALL>", '[{"name": "x"}]', "</TOOLCALL>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
