@@ -56,6 +56,8 @@ ONE_LINE = {
     "longcat": '<longcat_tool_call>{{"name": "{name}", "arguments": {{}}}}</longcat_tool_call>',
     "internlm": '<|action_start|><|plugin|>{{"name": "{name}", "parameters": {{}}}}<|action_end|>',
     "nemotron": '<TOOLCALL>[{{"name": "{name}", "arguments": {{}}}}]</TOOLCALL>',
+    "cohere": '<|START_ACTION|>[{{"tool_call_id": "0", "tool_name": "{name}", "parameters": {{}}}}]<|END_ACTION|>',
+    "apertus": '<|tools_prefix|>[{{"{name}": {{}}}}]<|tools_suffix|>',
 }
 
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
@@ -221,6 +223,29 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
         ('{"name": "a", "arguments": {"p": 1}},', '{"name": "run", "arguments": {"command": '
          '"rm -rf build"}},', '{"name": "b", "arguments": {}}'),
         "<TOOLCALL>[", "]</TOOLCALL>", "}", False),
+    Sample(
+        "cohere",
+        (('<|START_ACTION|>\n[\n    {"tool_call_id": "0", "tool_name": "read_file", "parameters": '
+          '{"path": "README.md"}}\n]\n<|END_ACTION|>', [("read_file", {"path": "README.md"})]),
+         ('<|START_ACTION|>[{"parameters": {"a": [1, "<b>`]"]}, "tool_name": "x"}, '
+          '{"tool_name": "y", "parameters": {}}]<|END_ACTION|>', [("x", {"a": [1, "<b>`]"]}), ("y", {})]),
+         ('<|START_ACTION|>[{"tool_name": "s"}]<|END_ACTION|>', [("s", {})])),
+        ("<|START_ACTION|>", "<|END_ACTION|>", "[", "]", '{"tool_name": "a"', '"parameters": {',
+         "}", ", ", "<|", '{"tool_name": "b", "parameters": {}}'),
+        ('{"tool_name": "a", "parameters": {"p": 1}},', '{"tool_name": "run", "parameters": '
+         '{"command": "rm -rf build"}},', '{"tool_name": "b", "parameters": {}}'),
+        "<|START_ACTION|>[", "]<|END_ACTION|>", "}", False),
+    Sample(
+        "apertus",
+        (('<|tools_prefix|>[{"read_file": {"path": "README.md"}}]<|tools_suffix|>',
+          [("read_file", {"path": "README.md"})]),
+         ('<|tools_prefix|>[\n{"x": {"a": [1, "<b>`]"]}},\n{"y": {}}\n]<|tools_suffix|>',
+          [("x", {"a": [1, "<b>`]"]}), ("y", {})]),
+         ('<|tools_prefix|>[{"s": "{\\"q\\": 1}"}]<|tools_suffix|>', [("s", {"q": 1})])),
+        ("<|tools_prefix|>", "<|tools_suffix|>", "[", "]", '{"a": ', "{", "}", ", ", "<|",
+         '{"b": {}}'),
+        ('{"a": {"p": 1}},', '{"run": {"command": "rm -rf build"}},', '{"b": {}}'),
+        "<|tools_prefix|>[", "]<|tools_suffix|>", "}", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

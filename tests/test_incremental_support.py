@@ -213,6 +213,9 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "longcat": _json_object("<longcat_tool_call>", "</longcat_tool_call>", "arguments"),
     "internlm": _json_object("<|action_start|><|plugin|>", "<|action_end|>", "parameters"),
     "nemotron": _json_calls("<TOOLCALL>", "</TOOLCALL>", '{{"name": "{name}", "arguments": {args}}}'),
+    "cohere": _json_calls("<|START_ACTION|>", "<|END_ACTION|>",
+                          '{{"tool_call_id": "0", "tool_name": "{name}", "parameters": {args}}}'),
+    "apertus": _json_calls("<|tools_prefix|>", "<|tools_suffix|>", '{{"{name}": {args}}}'),
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

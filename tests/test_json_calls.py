@@ -128,3 +128,11 @@ def test_incremental_events_give_each_element_as_a_call(tmp_path: Path) -> None:
 def test_a_shape_that_names_no_member_is_a_grammar_error(tmp_path: Path, shape: str) -> None:
     with pytest.raises(toolparse.GrammarError, match="expected member names"):
         _dialect(tmp_path, ARRAY.replace("{shape}", shape))
+
+
+def test_ignored_members_may_be_there_and_say_nothing(tmp_path: Path) -> None:
+    acme = _dialect(tmp_path, ARRAY.replace("{shape}", "call_ignored=id"))
+    text = ('<calls>[{"id": "0", "name": "f", "arguments": {}}, {"name": "g", "id": 1}, '
+            '{"name": "h", "call_id": "2"}]</calls>')
+    assert [(n, r) for n, _, r, _ in _calls(text, acme)] == [
+        ("f", None), ("g", None), ("", "not_a_call")]

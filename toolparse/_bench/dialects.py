@@ -177,6 +177,11 @@ MARKUP: Final[dict[str, Markup]] = {
     "nemotron": Markup(_json_calls("<TOOLCALL>", "</TOOLCALL>",
                                    '{{"name": "{name}", "arguments": {args}}}'),
                        ("<TOOLCALL>", '[{"name": "x"}]', "</TOOLCALL>")),
+    "cohere": Markup(_json_calls("<|START_ACTION|>", "<|END_ACTION|>",
+                                 '{{"tool_call_id": "0", "tool_name": "{name}", "parameters": {args}}}'),
+                     ("<|START_ACTION|>", '[{"tool_name": "x"}]', "<|END_ACTION|>")),
+    "apertus": Markup(_json_calls("<|tools_prefix|>", "<|tools_suffix|>", '{{"{name}": {args}}}'),
+                      ("<|tools_prefix|>", '[{"x": {}}]', "<|tools_suffix|>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 

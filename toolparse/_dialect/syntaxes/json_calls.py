@@ -17,7 +17,8 @@ grammar's header (`CallShape`, read by `read_shape`):
 
 `call_name` lists the members that may hold the name (default `name`); `call_arguments`
 those that may hold the arguments (default `arguments,parameters`); a call writes at
-most one of each list. `call_name=*` says the name is the object's single key and its
+most one of each list. `call_ignored` lists members a call may also write that the call
+does not need (Cohere's `tool_call_id`); any other member makes the value no call. `call_name=*` says the name is the object's single key and its
 value the arguments (Apertus: `{"get_weather": {"city": "Paris"}}`).
 
 An element that is not a call (not an object, no name, two names or two arguments
@@ -43,7 +44,7 @@ __all__ = ["DEFAULT_SHAPE", "CallShape", "JsonCall", "SHAPE_KEYS", "json_call", 
 KEYED: Final = "*"
 """`call_name=*`: the name is the object's single key."""
 
-SHAPE_KEYS: Final = ("call_name", "call_arguments")
+SHAPE_KEYS: Final = ("call_name", "call_arguments", "call_ignored")
 """The header keys a grammar declares its calls' members with."""
 
 
@@ -56,14 +57,17 @@ class CallShape(NamedTuple):
     """Members that may hold the arguments (a call writes at most one; none: `{}`)."""
     keyed: bool = False
     """The name is the object's single key, its value the arguments."""
+    ignored: tuple[str, ...] = ()
+    """Members a call may also write, which say nothing the call needs (Cohere's
+    `tool_call_id`)."""
 
 
 DEFAULT_SHAPE: Final = CallShape()
 
 
 def read_shape(options: Mapping[str, str], path: str, lines: Mapping[str, int]) -> CallShape:
-    """The shape the header's `call_name=` and `call_arguments=` declare; raises
-    GrammarError naming the file and line for an empty list."""
+    """The shape the header's `call_name=`, `call_arguments=` and `call_ignored=`
+    declare; raises GrammarError naming the file and line for an empty list."""
     found: dict[str, tuple[str, ...]] = {}
     for key in SHAPE_KEYS:
         if key not in options:
@@ -76,7 +80,7 @@ def read_shape(options: Mapping[str, str], path: str, lines: Mapping[str, int]) 
         found[key] = members
     names = found.get("call_name", DEFAULT_SHAPE.names)
     return CallShape(names=names, arguments=found.get("call_arguments", DEFAULT_SHAPE.arguments),
-                     keyed=names == (KEYED,))
+                     keyed=names == (KEYED,), ignored=found.get("call_ignored", ()))
 
 
 class JsonCall(Body):
@@ -109,7 +113,8 @@ def _read(value: dict[str, Any], shape: CallShape) -> tuple[str, Any] | None:
         return (name.strip(), arguments) if name.strip() else None
     names = [key for key in shape.names if key in value]
     held = [key for key in shape.arguments if key in value]
-    if len(names) != 1 or len(held) > 1 or len(value) != len(names) + len(held):
+    ignored = sum(1 for key in shape.ignored if key in value)
+    if len(names) != 1 or len(held) > 1 or len(value) != len(names) + len(held) + ignored:
         return None
     name = value[names[0]]
     if not isinstance(name, str) or not name.strip():
