@@ -47,7 +47,8 @@ def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> No
     assert loaded.description and "\n" not in loaded.description
     assert loaded.typing == {"deepseek": "attribute", "hermes": "json", "kimi_k2": "json", "gpt_oss": "json",
                              "longcat": "json", "internlm": "json", "nemotron": "json",
-                             "cohere": "json", "apertus": "json"}.get(
+                             "cohere": "json", "apertus": "json", "hunyuan_a13b": "json",
+                             "minimax_m1": "json"}.get(
         dialect, "schema")
 
 

@@ -58,6 +58,8 @@ ONE_LINE = {
     "nemotron": '<TOOLCALL>[{{"name": "{name}", "arguments": {{}}}}]</TOOLCALL>',
     "cohere": '<|START_ACTION|>[{{"tool_call_id": "0", "tool_name": "{name}", "parameters": {{}}}}]<|END_ACTION|>',
     "apertus": '<|tools_prefix|>[{{"{name}": {{}}}}]<|tools_suffix|>',
+    "hunyuan_a13b": '<tool_calls>[{{"name": "{name}", "arguments": {{}}}}]</tool_calls>',
+    "minimax_m1": '<tool_calls>{{"name": "{name}", "arguments": {{}}}}</tool_calls>',
 }
 
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
@@ -246,6 +248,31 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
          '{"b": {}}'),
         ('{"a": {"p": 1}},', '{"run": {"command": "rm -rf build"}},', '{"b": {}}'),
         "<|tools_prefix|>[", "]<|tools_suffix|>", "}", False),
+    Sample(
+        "hunyuan_a13b",
+        (('<tool_calls>[{"name": "read_file", "arguments": {"path": "README.md"}}]</tool_calls>',
+          [("read_file", {"path": "README.md"})]),
+         ('<tool_calls>[\n  {"arguments": {"a": [1, "<b>`]"]}, "name": "x"},\n  {"name": "y", '
+          '"parameters": {}}\n]</tool_calls>', [("x", {"a": [1, "<b>`]"]}), ("y", {})]),
+         ('<tool_calls>[{"name": "s", "arguments": {"city": "北京"}}]</tool_calls>',
+          [("s", {"city": "北京"})])),
+        ("<tool_calls>", "</tool_calls>", "[", "]", '{"name": "a"', '"arguments": {', "}", ", ",
+         "<tool_", '{"name": "b", "arguments": {}}'),
+        ('{"name": "a", "arguments": {"p": 1}},', '{"name": "run", "arguments": {"command": '
+         '"rm -rf build"}},', '{"name": "b", "arguments": {}}'),
+        "<tool_calls>[", "]</tool_calls>", "}", False),
+    Sample(
+        "minimax_m1",
+        (('<tool_calls>\n{"name": "read_file", "arguments": {"path": "README.md"}}\n</tool_calls>',
+          [("read_file", {"path": "README.md"})]),
+         ('<tool_calls>\n{"arguments": {"a": [1, "<b>`}"]}, "name": "x"}\n{"name": "y", '
+          '"parameters": {}}\n</tool_calls>', [("x", {"a": [1, "<b>`}"]}), ("y", {})]),
+         ('<tool_calls>{"name": "s", "arguments": "{\\"q\\": 1}"}</tool_calls>', [("s", {"q": 1})])),
+        ("<tool_calls>", "</tool_calls>", '{"name": "a"', '"arguments": {', "}", "\n",
+         "<tool_", '{"name": "b", "arguments": {}}'),
+        ('{"name": "a", "arguments": {"p": 1}}', '{"name": "run", "arguments": {"command": '
+         '"rm -rf build"}}', '{"name": "b", "arguments": {}}'),
+        "<tool_calls>\n", "\n</tool_calls>", "}", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

@@ -216,6 +216,10 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "cohere": _json_calls("<|START_ACTION|>", "<|END_ACTION|>",
                           '{{"tool_call_id": "0", "tool_name": "{name}", "parameters": {args}}}'),
     "apertus": _json_calls("<|tools_prefix|>", "<|tools_suffix|>", '{{"{name}": {args}}}'),
+    "hunyuan_a13b": _json_calls("<tool_calls>", "</tool_calls>",
+                                '{{"name": "{name}", "arguments": {args}}}'),
+    "minimax_m1": _json_calls("<tool_calls>", "</tool_calls>",
+                              '{{"name": "{name}", "arguments": {args}}}', lines=True),
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

@@ -136,3 +136,18 @@ def test_ignored_members_may_be_there_and_say_nothing(tmp_path: Path) -> None:
             '{"name": "h", "call_id": "2"}]</calls>')
     assert [(n, r) for n, _, r, _ in _calls(text, acme)] == [
         ("f", None), ("g", None), ("", "not_a_call")]
+
+
+@pytest.mark.parametrize(("text", "dialect", "names"), [
+    ('<tool_calls>[{"name": "f", "arguments": {}}]</tool_calls>', "hunyuan_a13b", ["f"]),
+    ('<tool_calls>\n{"name": "f", "arguments": {}}\n{"name": "g"}\n</tool_calls>', "minimax_m1",
+     ["f", "g"]),
+    ('<tool_calls>\n<invoke name="f"></invoke>\n</tool_calls>', "deepseek", ["f"]),
+])
+def test_the_token_after_tool_calls_decides_the_dialect(text: str, dialect: str,
+                                                        names: list[str], check_chunkings) -> None:
+    events = check_chunkings("Sure.\n" + text + "\nDone.", dialect="auto")
+    assert [name for e in events if e[0] == "block" for name, _ in e[2]] == names
+    for other in ("hunyuan_a13b", "minimax_m1", "deepseek"):
+        calls = toolparse.parse(text, dialect=other).calls
+        assert bool(calls) == (other == dialect)

@@ -182,6 +182,12 @@ MARKUP: Final[dict[str, Markup]] = {
                      ("<|START_ACTION|>", '[{"tool_name": "x"}]', "<|END_ACTION|>")),
     "apertus": Markup(_json_calls("<|tools_prefix|>", "<|tools_suffix|>", '{{"{name}": {args}}}'),
                       ("<|tools_prefix|>", '[{"x": {}}]', "<|tools_suffix|>")),
+    "hunyuan_a13b": Markup(_json_calls("<tool_calls>", "</tool_calls>",
+                                       '{{"name": "{name}", "arguments": {args}}}'),
+                           ("<tool_calls>", '[{"name": "x"}]', "</tool_calls>")),
+    "minimax_m1": Markup(_json_calls("<tool_calls>", "</tool_calls>",
+                                     '{{"name": "{name}", "arguments": {args}}}', lines=True),
+                         ("<tool_calls>", '{"name": "x"}', "</tool_calls>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
