@@ -151,3 +151,14 @@ def test_the_token_after_tool_calls_decides_the_dialect(text: str, dialect: str,
     for other in ("hunyuan_a13b", "minimax_m1", "deepseek"):
         calls = toolparse.parse(text, dialect=other).calls
         assert bool(calls) == (other == dialect)
+
+
+def test_a_value_that_is_no_call_is_explained_without_a_name(tmp_path: Path) -> None:
+    from toolparse._reasons import rejection_message
+
+    acme = _dialect(tmp_path, ARRAY.replace("{shape}", ""))
+    call = toolparse.parse('<calls>[42]</calls>', dialect=acme).calls[0]
+    assert rejection_message(call, line=3) == (
+        "the JSON value at line 3 where a call goes is no call: it holds no tool name and "
+        "arguments as the format writes them")
+    assert call.repair is not None and call.repair.hint and "name" in call.repair.hint

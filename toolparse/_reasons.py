@@ -338,7 +338,6 @@ _REJECTED: Final = {
     "alias_conflict": "give a property under its name and under an alias",
     "grammar_leak": "hold GLM argument markup that cannot be removed safely",
     "schema": "do not match the tool's schema",
-    "not_a_call": "are no call: the JSON value holds no name and arguments as the format writes them",
 }
 """What a rejected call's arguments did wrong, by reason (after "the arguments of `f`")."""
 
@@ -355,6 +354,9 @@ def rejection_message(call: ToolCall, *, line: int | None = None) -> str:
         return f"the call to `{name}`{where} was not rejected ({call.status})"
     if reason == "unknown_tool":
         return f"`{name}`{where} is not one of the request's tools"
+    if reason == "not_a_call":
+        return (f"the JSON value{where} where a call goes is no call: it holds no tool name and "
+                "arguments as the format writes them")
     what = _REJECTED.get(reason or "", f"were rejected ({reason})")
     errors = call.repair.errors if call.repair is not None else ()
     details = [f"{pointer or 'the arguments'} {message}" if pointer else message
