@@ -48,8 +48,10 @@ def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> No
     assert loaded.path == grammar_path(f"dialects/{dialect}.lark")
     assert loaded.description and "\n" not in loaded.description
     assert loaded.typing == {"deepseek": "attribute", "hermes": "json", "kimi_k2": "json",
-                             "gpt_oss": "json", "deepseek_v3": "json",
-                             "deepseek_v31": "json"}.get(dialect, "schema")
+                             "gpt_oss": "json", "deepseek_v3": "json", "deepseek_v31": "json",
+                             "longcat": "json", "internlm": "json", "nemotron": "json",
+                             "cohere": "json", "apertus": "json", "hunyuan_a13b": "json",
+                             "minimax_m1": "json"}.get(dialect, "schema")
 
 
 def test_the_cli_lists_each_dialect_with_its_description(capsys) -> None:

@@ -53,6 +53,13 @@ ONE_LINE = {
     "kimi_k2": ("<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0"
                 "<|tool_call_argument_begin|>{{}}<|tool_call_end|><|tool_calls_section_end|>"),
     "gpt_oss": "<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{{}}",
+    "longcat": '<longcat_tool_call>{{"name": "{name}", "arguments": {{}}}}</longcat_tool_call>',
+    "internlm": '<|action_start|><|plugin|>{{"name": "{name}", "parameters": {{}}}}<|action_end|>',
+    "nemotron": '<TOOLCALL>[{{"name": "{name}", "arguments": {{}}}}]</TOOLCALL>',
+    "cohere": '<|START_ACTION|>[{{"tool_call_id": "0", "tool_name": "{name}", "parameters": {{}}}}]<|END_ACTION|>',
+    "apertus": '<|tools_prefix|>[{{"{name}": {{}}}}]<|tools_suffix|>',
+    "hunyuan_a13b": '<tool_calls>[{{"name": "{name}", "arguments": {{}}}}]</tool_calls>',
+    "minimax_m1": '<tool_calls>{{"name": "{name}", "arguments": {{}}}}</tool_calls>',
 }
 
 ONE_LINE["deepseek_v3"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}"
@@ -288,6 +295,94 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
          step("run", '<steptml:parameter name="command">rm -rf build</steptml:parameter>'),
          step("b", "")),
         STEP_BEGIN, STEP_END, "<｜tool_call_end｜>", False),
+    Sample(
+        "longcat",
+        (('<longcat_tool_call>\n{"name": "read_file", "arguments": {"path": "README.md"}}\n'
+          "</longcat_tool_call>", [("read_file", {"path": "README.md"})]),
+         ('<longcat_tool_call>{"arguments": {"a": [1, "<b>`"]}, "name": "x"}</longcat_tool_call>',
+          [("x", {"a": [1, "<b>`"]})]),
+         ('<longcat_tool_call>{"name": "p", "parameters": {}}</longcat_tool_call>', [("p", {})])),
+        ("<longcat_tool_call>", "</longcat_tool_call>", '{"name": "a"', '"arguments": {', "}",
+         ", ", "<longcat_", '{"name": "b", "arguments": {}}'),
+        ('<longcat_tool_call>\n{"name": "a", "arguments": {"p": 1}}\n</longcat_tool_call>',
+         '<longcat_tool_call>{"name": "run", "arguments": {"command": "rm -rf build"}}'
+         "</longcat_tool_call>",
+         '<longcat_tool_call>{"arguments": {}, "name": "b"}</longcat_tool_call>'),
+        "", "", "</longcat_tool_call>", True),
+    Sample(
+        "internlm",
+        (('<|action_start|><|plugin|>\n{"name": "read_file", "parameters": {"path": "README.md"}}'
+          "<|action_end|>", [("read_file", {"path": "README.md"})]),
+         ('<|action_start|> <|plugin|>{"parameters": {"a": [1, "<b>`"]}, "name": "x"}<|action_end|>',
+          [("x", {"a": [1, "<b>`"]})]),
+         ('<|action_start|><|plugin|>{"name": "p", "arguments": {}}<|action_end|>', [("p", {})])),
+        ("<|action_start|>", "<|plugin|>", "<|interpreter|>", "<|action_end|>", '{"name": "a"',
+         '"parameters": {', "}", "<|", "|>", '{"name": "b", "parameters": {}}'),
+        ('<|action_start|><|plugin|>{"name": "a", "parameters": {"p": 1}}<|action_end|>',
+         '<|action_start|><|plugin|>{"name": "run", "parameters": {"command": "rm -rf build"}}'
+         "<|action_end|>",
+         '<|action_start|><|plugin|>{"parameters": {}, "name": "b"}<|action_end|>'),
+        "", "", "<|action_end|>", True),
+    Sample(
+        "nemotron",
+        (('<TOOLCALL>[{"name": "read_file", "arguments": {"path": "README.md"}}]</TOOLCALL>',
+          [("read_file", {"path": "README.md"})]),
+         ('<TOOLCALL>[\n  {"arguments": {"a": [1, "<b>`]"]}, "name": "x"},\n  {"name": "y", '
+          '"parameters": {}}\n]</TOOLCALL>', [("x", {"a": [1, "<b>`]"]}), ("y", {})]),
+         ('<TOOLCALL>[{"name": "s", "arguments": "{\\"q\\": 1}"}]</TOOLCALL>', [("s", {"q": 1})])),
+        ("<TOOLCALL>", "</TOOLCALL>", "[", "]", '{"name": "a"', '"arguments": {', "}", ", ",
+         "<TOOL", '{"name": "b", "arguments": {}}'),
+        ('{"name": "a", "arguments": {"p": 1}},', '{"name": "run", "arguments": {"command": '
+         '"rm -rf build"}},', '{"name": "b", "arguments": {}}'),
+        "<TOOLCALL>[", "]</TOOLCALL>", "}", False),
+    Sample(
+        "cohere",
+        (('<|START_ACTION|>\n[\n    {"tool_call_id": "0", "tool_name": "read_file", "parameters": '
+          '{"path": "README.md"}}\n]\n<|END_ACTION|>', [("read_file", {"path": "README.md"})]),
+         ('<|START_ACTION|>[{"parameters": {"a": [1, "<b>`]"]}, "tool_name": "x"}, '
+          '{"tool_name": "y", "parameters": {}}]<|END_ACTION|>', [("x", {"a": [1, "<b>`]"]}), ("y", {})]),
+         ('<|START_ACTION|>[{"tool_name": "s"}]<|END_ACTION|>', [("s", {})])),
+        ("<|START_ACTION|>", "<|END_ACTION|>", "[", "]", '{"tool_name": "a"', '"parameters": {',
+         "}", ", ", "<|", '{"tool_name": "b", "parameters": {}}'),
+        ('{"tool_name": "a", "parameters": {"p": 1}},', '{"tool_name": "run", "parameters": '
+         '{"command": "rm -rf build"}},', '{"tool_name": "b", "parameters": {}}'),
+        "<|START_ACTION|>[", "]<|END_ACTION|>", "}", False),
+    Sample(
+        "apertus",
+        (('<|tools_prefix|>[{"read_file": {"path": "README.md"}}]<|tools_suffix|>',
+          [("read_file", {"path": "README.md"})]),
+         ('<|tools_prefix|>[\n{"x": {"a": [1, "<b>`]"]}},\n{"y": {}}\n]<|tools_suffix|>',
+          [("x", {"a": [1, "<b>`]"]}), ("y", {})]),
+         ('<|tools_prefix|>[{"s": "{\\"q\\": 1}"}]<|tools_suffix|>', [("s", {"q": 1})])),
+        ("<|tools_prefix|>", "<|tools_suffix|>", "[", "]", '{"a": ', "{", "}", ", ", "<|",
+         '{"b": {}}'),
+        ('{"a": {"p": 1}},', '{"run": {"command": "rm -rf build"}},', '{"b": {}}'),
+        "<|tools_prefix|>[", "]<|tools_suffix|>", "}", False),
+    Sample(
+        "hunyuan_a13b",
+        (('<tool_calls>[{"name": "read_file", "arguments": {"path": "README.md"}}]</tool_calls>',
+          [("read_file", {"path": "README.md"})]),
+         ('<tool_calls>[\n  {"arguments": {"a": [1, "<b>`]"]}, "name": "x"},\n  {"name": "y", '
+          '"parameters": {}}\n]</tool_calls>', [("x", {"a": [1, "<b>`]"]}), ("y", {})]),
+         ('<tool_calls>[{"name": "s", "arguments": {"city": "北京"}}]</tool_calls>',
+          [("s", {"city": "北京"})])),
+        ("<tool_calls>", "</tool_calls>", "[", "]", '{"name": "a"', '"arguments": {', "}", ", ",
+         "<tool_", '{"name": "b", "arguments": {}}'),
+        ('{"name": "a", "arguments": {"p": 1}},', '{"name": "run", "arguments": {"command": '
+         '"rm -rf build"}},', '{"name": "b", "arguments": {}}'),
+        "<tool_calls>[", "]</tool_calls>", "}", False),
+    Sample(
+        "minimax_m1",
+        (('<tool_calls>\n{"name": "read_file", "arguments": {"path": "README.md"}}\n</tool_calls>',
+          [("read_file", {"path": "README.md"})]),
+         ('<tool_calls>\n{"arguments": {"a": [1, "<b>`}"]}, "name": "x"}\n{"name": "y", '
+          '"parameters": {}}\n</tool_calls>', [("x", {"a": [1, "<b>`}"]}), ("y", {})]),
+         ('<tool_calls>{"name": "s", "arguments": "{\\"q\\": 1}"}</tool_calls>', [("s", {"q": 1})])),
+        ("<tool_calls>", "</tool_calls>", '{"name": "a"', '"arguments": {', "}", "\n",
+         "<tool_", '{"name": "b", "arguments": {}}'),
+        ('{"name": "a", "arguments": {"p": 1}}', '{"name": "run", "arguments": {"command": '
+         '"rm -rf build"}}', '{"name": "b", "arguments": {}}'),
+        "<tool_calls>\n", "\n</tool_calls>", "}", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

@@ -20,11 +20,14 @@ from export_engine import accepts, compiled, tools_of, walk  # noqa: E402
 CHECKED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2",
            "deepseek")
 """The dialects whose accepted corpus blocks the grammar is checked to write."""
-EXPORTED = (*CHECKED, "deepseek_v31", "hy_v3", "minicpm5", "seed_oss", "gpt_oss")
+EXPORTED = (*CHECKED, "deepseek_v31", "hy_v3", "minicpm5", "seed_oss", "gpt_oss", "longcat",
+            "internlm")
 """The dialects whose grammar is walked: what it lets a model write parses as valid.
 (The third wave's accept-only spellings are not yet sorted out of the corpus check.)"""
 NOT_EXPORTED = {"deepseek_v3": "do not share a first character",
-                "step3": "holds a lookaround"}
+                "step3": "holds a lookaround",
+                **{name: "JSON values read by the shape its header declares" for name in (
+                    "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1")}}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
 REFUSED_MODES = {("gpt_oss", "auto"): "do not share a first character"}
 """Exported dialects refused in one mode: free text beside harmony's headers."""

@@ -227,6 +227,22 @@ def _step3(calls: Sequence[Call]) -> str:
     return f"<｜tool_calls_begin｜>{body}<｜tool_calls_end｜>"
 
 
+def _json_object(open_tag: str, close_tag: str, member: str) -> Callable[[Sequence[Call]], str]:
+    def write(calls: Sequence[Call]) -> str:
+        return "\n".join(f'{open_tag}\n{{"name": "{call.name}", "{member}": '
+                         f"{call.arguments_text()}}}\n{close_tag}" for call in calls)
+    return write
+
+
+def _json_calls(open_tag: str, close_tag: str, element: str,
+                lines: bool = False) -> Callable[[Sequence[Call]], str]:
+    def write(calls: Sequence[Call]) -> str:
+        items = [element.format(name=call.name, args=call.arguments_text()) for call in calls]
+        body = "\n" + "\n".join(items) + "\n" if lines else "[" + ", ".join(items) + "]"
+        return f"{open_tag}{body}{close_tag}"
+    return write
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -242,6 +258,16 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "minicpm5": _minicpm5,
     "hy_v3": _hy_v3,
     "step3": _step3,
+    "longcat": _json_object("<longcat_tool_call>", "</longcat_tool_call>", "arguments"),
+    "internlm": _json_object("<|action_start|><|plugin|>", "<|action_end|>", "parameters"),
+    "nemotron": _json_calls("<TOOLCALL>", "</TOOLCALL>", '{{"name": "{name}", "arguments": {args}}}'),
+    "cohere": _json_calls("<|START_ACTION|>", "<|END_ACTION|>",
+                          '{{"tool_call_id": "0", "tool_name": "{name}", "parameters": {args}}}'),
+    "apertus": _json_calls("<|tools_prefix|>", "<|tools_suffix|>", '{{"{name}": {args}}}'),
+    "hunyuan_a13b": _json_calls("<tool_calls>", "</tool_calls>",
+                                '{{"name": "{name}", "arguments": {args}}}'),
+    "minimax_m1": _json_calls("<tool_calls>", "</tool_calls>",
+                              '{{"name": "{name}", "arguments": {args}}}', lines=True),
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

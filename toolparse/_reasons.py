@@ -50,7 +50,7 @@ FAILURE_REASONS: Final = ("unexpected_token", "truncated", "max_capture", "inval
 
 REJECTION_REASONS: Final = ("unknown_tool", "truncated", "invalid_json", "not_object",
                             "too_deep", "duplicate_key", "missing_required", "unknown_field",
-                            "alias_conflict", "grammar_leak", "schema")
+                            "alias_conflict", "grammar_leak", "schema", "not_a_call")
 """The `ToolCall.reason` codes of a rejected call (docs/repair.md), each with its own
 sentence."""
 
@@ -354,6 +354,9 @@ def rejection_message(call: ToolCall, *, line: int | None = None) -> str:
         return f"the call to `{name}`{where} was not rejected ({call.status})"
     if reason == "unknown_tool":
         return f"`{name}`{where} is not one of the request's tools"
+    if reason == "not_a_call":
+        return (f"the JSON value{where} where a call goes is no call: it holds no tool name and "
+                "arguments as the format writes them")
     what = _REJECTED.get(reason or "", f"were rejected ({reason})")
     errors = call.repair.errors if call.repair is not None else ()
     details = [f"{pointer or 'the arguments'} {message}" if pointer else message

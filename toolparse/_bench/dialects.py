@@ -113,6 +113,25 @@ def _hermes(calls: list[Call]) -> str:
                      "</tool_call>" for name, params in calls)
 
 
+def _json_object(open_tag: str, close_tag: str, member: str) -> Callable[[list[Call]], str]:
+    """One JSON object {"name": ..., member: {...}} per block, between two tags."""
+    def write(calls: list[Call]) -> str:
+        return "\n".join(f'{open_tag}\n{{"name": "{name}", "{member}": {_arguments(params)}}}'
+                         f"\n{close_tag}" for name, params in calls)
+    return write
+
+
+def _json_calls(open_tag: str, close_tag: str, element: str,
+                lines: bool = False) -> Callable[[list[Call]], str]:
+    """All calls in one block, each a JSON object (`element`, formatted with `name` and
+    `args`): a JSON array, or one per line (SPEC 5.3 e)."""
+    def write(calls: list[Call]) -> str:
+        items = [element.format(name=name, args=_arguments(params)) for name, params in calls]
+        body = "\n" + "\n".join(items) + "\n" if lines else "[" + ", ".join(items) + "]"
+        return f"{open_tag}{body}{close_tag}"
+    return write
+
+
 def _kimi(calls: list[Call]) -> str:
     body = "\n".join(f"<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>"
                      f"{_arguments(params)}<|tool_call_end|>"
@@ -201,6 +220,26 @@ MARKUP: Final[dict[str, Markup]] = {
     "hy_v3": Markup(_hy_v3, ("<tool_calls>", "<tool_sep>", "<arg_value>")),
     "step3": Markup(_step3, ("<｜tool_calls_begin｜>", '<steptml:invoke name="f">',
                              "<｜tool_call_end｜>")),
+    "longcat": Markup(_json_object("<longcat_tool_call>", "</longcat_tool_call>", "arguments"),
+                      ("<longcat_tool_call>", '{"name": "x"}', "</longcat_tool_call>"),
+                      per_call=True),
+    "internlm": Markup(_json_object("<|action_start|><|plugin|>", "<|action_end|>", "parameters"),
+                       ("<|action_start|><|plugin|>", '{"name": "x"}', "<|action_end|>"),
+                       per_call=True),
+    "nemotron": Markup(_json_calls("<TOOLCALL>", "</TOOLCALL>",
+                                   '{{"name": "{name}", "arguments": {args}}}'),
+                       ("<TOOLCALL>", '[{"name": "x"}]', "</TOOLCALL>")),
+    "cohere": Markup(_json_calls("<|START_ACTION|>", "<|END_ACTION|>",
+                                 '{{"tool_call_id": "0", "tool_name": "{name}", "parameters": {args}}}'),
+                     ("<|START_ACTION|>", '[{"tool_name": "x"}]', "<|END_ACTION|>")),
+    "apertus": Markup(_json_calls("<|tools_prefix|>", "<|tools_suffix|>", '{{"{name}": {args}}}'),
+                      ("<|tools_prefix|>", '[{"x": {}}]', "<|tools_suffix|>")),
+    "hunyuan_a13b": Markup(_json_calls("<tool_calls>", "</tool_calls>",
+                                       '{{"name": "{name}", "arguments": {args}}}'),
+                           ("<tool_calls>", '[{"name": "x"}]', "</tool_calls>")),
+    "minimax_m1": Markup(_json_calls("<tool_calls>", "</tool_calls>",
+                                     '{{"name": "{name}", "arguments": {args}}}', lines=True),
+                         ("<tool_calls>", '{"name": "x"}', "</tool_calls>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 

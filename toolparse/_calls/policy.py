@@ -134,6 +134,12 @@ def build_call(rc: RawCall, source: str, policy: CallPolicy | None, call_id: str
     `typed`: without tools, what `type_arguments` gives for the call's parameters,
     when the caller has typed them already (arguments, json_errors)."""
     name, params, json_text, start, end = rc
+    if not name:   # a JSON value where a call goes, that is no call (SPEC 5.3 e)
+        from toolparse._calls.repair import RepairOutcome
+
+        return ToolCall(name=name, arguments={}, status="rejected",
+                        repair=RepairOutcome.not_a_call(json_text), raw=source, start=start,
+                        end=end, id=call_id)
     schema = policy.schemas.get(name) if policy is not None else None
     json_errors: tuple[str, ...] = ()
     status: CallStatus = "unchecked"

@@ -135,7 +135,7 @@ class Builders:
     def __init__(self, *, name_groups: dict[str, re.Pattern[str]],
                  attribute: re.Pattern[str] | None, values: ValueSyntax,
                  body: ValueSyntax, string_attribute: bool,
-                 syntaxes: Mapping[str, ValueSyntax]) -> None:
+                 syntaxes: Mapping[str, ValueSyntax], call_shape: Any = None) -> None:
         self.name_groups = name_groups
         """Terminal -> its pattern, for the terminals with a `(?P<name>...)` group."""
         self.attribute = attribute
@@ -150,6 +150,8 @@ class Builders:
         `typing=attribute`, DSML); under any other typing it means nothing (SPEC 5.1)."""
         self.syntaxes = syntaxes
         """Rule name -> the value syntax that builds it (`syntaxes.RULE_SYNTAXES`)."""
+        self.call_shape = call_shape
+        """What the header declares of a call's JSON members (`json_calls.CallShape`)."""
         self._attributes: dict[str, dict[str, str]] = {}
         """Tag text -> its attributes (`attributes`)."""
         self._heads: dict[str, tuple[str, str | None, bool | None]] = {}
@@ -165,7 +167,7 @@ class Builders:
             found: Builder = getattr(self, own)
             return found
         syntax = self.syntaxes.get(own)
-        return syntax.builders[own] if syntax is not None else None
+        return syntax.builder(own, self.call_shape) if syntax is not None else None
 
     # ---- tags ------------------------------------------------------------------------
 

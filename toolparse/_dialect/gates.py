@@ -96,10 +96,11 @@ class Closers(NamedTuple):
         return found
 
 
-EVENT_RULES: Final = ("invoke", "param", "name", "key", "value")
+EVENT_RULES: Final = ("invoke", "param", "name", "key", "value", "json_call")
 """The rules a call is made of: their first and last terminals can make an incremental
-event (SPEC 7) when no tools are given."""
-CALL_RULES: Final = ("invoke", "name")
+event (SPEC 7) when no tools are given. A `json_call` (SPEC 5.3 e) is a whole call
+whose `invoke` has no terminal of its own."""
+CALL_RULES: Final = ("invoke", "name", "json_call")
 """With tools, a call's own tags alone: its arguments go out only once it is complete."""
 
 NO_EVENTS: Final = ""

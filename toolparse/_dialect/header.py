@@ -11,7 +11,9 @@ how a value's text reads. Each names a row of `syntaxes.VALUE_SYNTAXES`, and the
 header holds the row, not the name. `reasoning` names the dialect's default
 reasoning format (SPEC 11: a file of `grammars/reasoning/`; none when absent), and
 `ends_reasoning` the block-opening terminals that end a reasoning region (SPEC G3b:
-Kimi-K2.5 opens its tool section before it closes its thinking). The first `//`
+Kimi-K2.5 opens its tool section before it closes its thinking). `call_name` and
+`call_arguments` declare the members of a call written as one JSON object
+(`syntaxes/json_calls.py`). The first `//`
 comment line of the file (after its file name) is the dialect's one-line description.
 """
 
@@ -21,12 +23,13 @@ import re
 from typing import NamedTuple
 
 from toolparse._dialect.syntaxes import DEFAULTS, TYPING, VALUE_EDGES, ValueSyntax, named
+from toolparse._dialect.syntaxes.json_calls import DEFAULT_SHAPE, SHAPE_KEYS, CallShape, read_shape
 from toolparse._errors import GrammarError
 from toolparse._reasoning.formats import reasoning_formats
 
 __all__ = ["Header", "read_header"]
 
-_KEYS = (TYPING, VALUE_EDGES, "reasoning", "ends_reasoning")
+_KEYS = (TYPING, VALUE_EDGES, "reasoning", "ends_reasoning", *SHAPE_KEYS)
 
 _LINE = re.compile(r"^\s*//!\s*toolparse:(.*)$", re.M)
 _FIRST_COMMENT = re.compile(r"^\s*//(?!!)\s*(.*?)\s*$", re.M)
@@ -44,6 +47,9 @@ class Header(NamedTuple):
     """The default reasoning format's name; None: no regions by default."""
     ends_reasoning: tuple[str, ...] = ()
     """Terminals that end a reasoning region (the loader checks they open blocks)."""
+    call_shape: CallShape = DEFAULT_SHAPE
+    """The members of a call written as a JSON object (`call_name=`, `call_arguments=`:
+    `syntaxes/json_calls.py`, SPEC 5.3 e)."""
 
 
 def read_header(text: str, path: str) -> Header:
@@ -73,4 +79,5 @@ def read_header(text: str, path: str) -> Header:
     if sep and head.endswith(".lark"):  # "deepseek.lark: what it is"
         description = rest.strip()
     return Header(typing=typing, value_edges=edges, description=description,
-                  reasoning=reasoning, ends_reasoning=ends)
+                  reasoning=reasoning, ends_reasoning=ends,
+                  call_shape=read_shape(options, path, lines))

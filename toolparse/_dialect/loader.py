@@ -383,11 +383,11 @@ def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRo
     groups = {n: spec.full for n, spec in terminals.items() if spec.has_name}
     invoke = reachable_children(rules, "invoke", BUILT_RULES)
     if not (groups.keys() & invoke or attribute is not None or "name" in invoke
-            or "json_body" in invoke):
+            or "json_body" in invoke or "json_call" in invoke):
         raise GrammarError(
             "a call has no way to get a name: give its opening tag a (?P<name>...) group "
             "or a name attribute (an ATTRIBUTE terminal), or add a 'name' rule or a "
-            "'json_body' rule to 'invoke'", path=str(path),
+            "'json_body' or 'json_call' rule to 'invoke'", path=str(path),
             line=_definition_line(text, "invoke"), rule="invoke")
     param = reachable_children(rules, "param", BUILT_RULES)
     if param and not (groups.keys() & param or attribute is not None or "key" in param):
@@ -399,7 +399,7 @@ def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRo
     return Builders(name_groups=groups, attribute=attribute,
                     values=typing.value_reader(header.value_edges),
                     body=RULE_SYNTAXES["json_body"], string_attribute=typing.guesses,
-                    syntaxes=RULE_SYNTAXES)
+                    syntaxes=RULE_SYNTAXES, call_shape=header.call_shape)
 
 
 def _name_at_tag(roles: BlockRoles, terminals: dict[str, TerminalSpec], build: Builders) -> bool:

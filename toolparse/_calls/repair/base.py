@@ -22,7 +22,7 @@ logger = logging.getLogger("toolparse.repair")
 Status = Literal["valid", "repaired", "rejected"]
 Reason = Literal["truncated", "invalid_json", "not_object", "too_deep", "duplicate_key",
                  "missing_required", "unknown_field", "alias_conflict", "grammar_leak",
-                 "schema", "unknown_tool"]
+                 "schema", "unknown_tool", "not_a_call"]
 ErrorEntry = tuple[str, str, str]
 
 MAX_DEPTH = MAX_JSON_DEPTH

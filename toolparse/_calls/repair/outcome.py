@@ -52,6 +52,15 @@ class RepairOutcome:
                    hint=f"There is no tool named {quote(name)}{listed}.")
 
     @classmethod
+    def not_a_call(cls, text: str | None) -> RepairOutcome:
+        """The outcome for a JSON value written where a call goes that is no call (an
+        array element without a name: SPEC 5.3 e). Its text is the value as written."""
+        return cls(status="rejected", arguments=None, text=text, reason="not_a_call",
+                   errors=(("", "not_a_call", "the value is not a call of this format"),),
+                   hint="Write each call as one JSON object holding the tool's name and its "
+                        "arguments, as the tool-call format says.")
+
+    @classmethod
     def too_deep(cls, name: str, pointers: Iterable[str], text: str | None = None
                  ) -> RepairOutcome:
         """The outcome for a call whose values at `pointers` nest deeper than

@@ -60,6 +60,12 @@ class ValueSyntax:
         self.builders: Final[dict[str, Builder]] = dict(builders or {})
         """The builders of the rules this syntax brings (rule name -> builder)."""
 
+    def builder(self, rule: str, shape: Any) -> Builder:
+        """The builder of `rule` (one of `builders`) for one dialect: `shape` is what its
+        header declares of its calls' JSON members (`json_calls.CallShape`). The base:
+        the builder as it is."""
+        return self.builders[rule]
+
     def value_text(self, pieces: Sequence[Any]) -> tuple[str, bool]:
         """A value from its pieces: its text, and whether it was written as exactly one
         CDATA section. The base: the pieces as written."""

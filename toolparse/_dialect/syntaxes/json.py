@@ -11,6 +11,10 @@
   schema, and nothing is guessed; a parameter, if the grammar has one, is its text.
 - While a body streams (as written), whitespace at the end of the text so far waits.
 
+- Its other rule: `json_call`, a whole call written as one JSON value, its members
+  declared in the grammar's header (`json_calls.py`: arrays of calls, JSON lines, the
+  name as the single key; SPEC 5.3 e).
+
 The rule is built wherever a grammar writes it: the deepseek family's invoke may hold a
 JSON body too, under its own typing.
 """
@@ -18,10 +22,12 @@ JSON body too, under its own typing.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, Final
 
 from toolparse._dialect.build import BlockRejected, Body, RawCall, joined
-from toolparse._dialect.syntaxes.base import TYPING, ValueSyntax
+from toolparse._dialect.syntaxes.base import TYPING, Builder, ValueSyntax
+from toolparse._dialect.syntaxes.json_calls import DEFAULT_SHAPE, json_call
 from toolparse._dialect.table import flat
 from toolparse._dialect.value_stream import ValueStream
 from toolparse._json import NOT_JSON, dumps_strict, strict_json
@@ -106,5 +112,11 @@ class _Json(ValueSyntax):
     def stream(self) -> ValueStream:
         return JsonStream()
 
+    def builder(self, rule: str, shape: Any) -> Builder:
+        if rule == "json_call":   # a whole call, read by the dialect's declared shape
+            return partial(json_call, shape=shape)
+        return self.builders[rule]
 
-JSON: Final = _Json("json", TYPING, builders={"json_body": json_body})
+
+JSON: Final = _Json("json", TYPING, builders={"json_body": json_body,
+                                              "json_call": partial(json_call, shape=DEFAULT_SHAPE)})
