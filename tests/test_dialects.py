@@ -45,7 +45,8 @@ def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> No
     loaded = toolparse.Dialect.bundled(dialect)
     assert loaded.path == grammar_path(f"dialects/{dialect}.lark")
     assert loaded.description and "\n" not in loaded.description
-    assert loaded.typing == {"deepseek": "attribute", "hermes": "json", "kimi_k2": "json", "gpt_oss": "json"}.get(
+    assert loaded.typing == {"deepseek": "attribute", "hermes": "json", "kimi_k2": "json", "gpt_oss": "json",
+                             "mistral": "json"}.get(
         dialect, "schema")
 
 

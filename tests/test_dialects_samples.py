@@ -53,6 +53,7 @@ ONE_LINE = {
     "kimi_k2": ("<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0"
                 "<|tool_call_argument_begin|>{{}}<|tool_call_end|><|tool_calls_section_end|>"),
     "gpt_oss": "<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{{}}",
+    "mistral": "[TOOL_CALLS]{name}[ARGS]{{}}",
 }
 
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
@@ -177,6 +178,18 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
          "<|return|>", "<|", "|>", "{", "}", harmony("c", "{}")),
         (harmony("a", '{"p": 1}'), harmony("run", '{"command": "rm -rf build"}'),
          harmony("b", "{}")),
+        "", "", "}", True),
+    Sample(
+        "mistral",
+        (('[TOOL_CALLS]read_file[ARGS]{"path": "README.md"}', [("read_file", {"path": "README.md"})]),
+         ('[TOOL_CALLS]a[CALL_ID]a1B2c3D4e[ARGS]{"x": [1, "<b>`]}", {"y": "[TOOL_CALLS]"}]}',
+          [("a", {"x": [1, "<b>`]}", {"y": "[TOOL_CALLS]"}]})]),
+         ('[TOOL_CALLS][{"name": "o", "arguments": {}, "id": "a1B2c3D4e"}, '
+          '{"name": "p", "arguments": {"q": 1}}]', [("o", {}), ("p", {"q": 1})])),
+        ("[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "[", "]", "{", "}", '"', "[TOOL_CALLS][",
+         '{"name": "a", "arguments": ', "[TOOL_CALLS]c[ARGS]{}"),
+        ('[TOOL_CALLS]a[ARGS]{"p": 1}', '[TOOL_CALLS]run[ARGS]{"command": "rm -rf build"}',
+         "[TOOL_CALLS]b[ARGS]{}"),
         "", "", "}", True),
 ]}
 

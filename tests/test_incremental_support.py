@@ -185,6 +185,10 @@ def _gpt_oss(calls: Sequence[Call]) -> str:
                    for call in calls)
 
 
+def _mistral(calls: Sequence[Call]) -> str:
+    return "".join(f"[TOOL_CALLS]{call.name}[ARGS]{call.arguments_text()}" for call in calls)
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -194,6 +198,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "hermes": _hermes,
     "kimi_k2": _kimi,
     "gpt_oss": _gpt_oss,
+    "mistral": _mistral,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

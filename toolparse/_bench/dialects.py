@@ -126,6 +126,10 @@ def _gpt_oss(calls: list[Call]) -> str:
                      for name, params in calls)
 
 
+def _mistral(calls: list[Call]) -> str:
+    return "".join(f"[TOOL_CALLS]{name}[ARGS]{_arguments(params)}" for name, params in calls)
+
+
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -149,6 +153,7 @@ MARKUP: Final[dict[str, Markup]] = {
                               "<|tool_call_end|>")),
     "gpt_oss": Markup(_gpt_oss, ("<|start|>assistant", "<|channel|>commentary to=functions.x",
                                  "<|call|>"), per_call=True),
+    "mistral": Markup(_mistral, ("[TOOL_CALLS]", "[TOOL_CALLS]x[ARGS]", "[ARGS]"), per_call=True),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
