@@ -60,6 +60,7 @@ ONE_LINE = {
     "apertus": '<|tools_prefix|>[{{"{name}": {{}}}}]<|tools_suffix|>',
     "hunyuan_a13b": '<tool_calls>[{{"name": "{name}", "arguments": {{}}}}]</tool_calls>',
     "minimax_m1": '<tool_calls>{{"name": "{name}", "arguments": {{}}}}</tool_calls>',
+    "mistral": "[TOOL_CALLS]{name}[ARGS]{{}}",
 }
 
 ONE_LINE["deepseek_v3"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}"
@@ -383,6 +384,18 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
         ('{"name": "a", "arguments": {"p": 1}}', '{"name": "run", "arguments": {"command": '
          '"rm -rf build"}}', '{"name": "b", "arguments": {}}'),
         "<tool_calls>\n", "\n</tool_calls>", "}", False),
+    Sample(
+        "mistral",
+        (('[TOOL_CALLS]read_file[ARGS]{"path": "README.md"}', [("read_file", {"path": "README.md"})]),
+         ('[TOOL_CALLS]a[CALL_ID]a1B2c3D4e[ARGS]{"x": [1, "<b>`]}", {"y": "[TOOL_CALLS]"}]}',
+          [("a", {"x": [1, "<b>`]}", {"y": "[TOOL_CALLS]"}]})]),
+         ('[TOOL_CALLS][{"name": "o", "arguments": {}, "id": "a1B2c3D4e"}, '
+          '{"name": "p", "arguments": {"q": 1}}]', [("o", {}), ("p", {"q": 1})])),
+        ("[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "[", "]", "{", "}", '"', "[TOOL_CALLS][",
+         '{"name": "a", "arguments": ', "[TOOL_CALLS]c[ARGS]{}"),
+        ('[TOOL_CALLS]a[ARGS]{"p": 1}', '[TOOL_CALLS]run[ARGS]{"command": "rm -rf build"}',
+         "[TOOL_CALLS]b[ARGS]{}"),
+        "", "", "}", True),
 ]}
 
 DIALECTS = sorted(SAMPLES)

@@ -7,6 +7,7 @@ import re
 import sys
 from pathlib import Path
 
+import lark
 import pytest
 
 import toolparse
@@ -101,10 +102,18 @@ def _spellings() -> set[str]:
     files = sorted(grammars.rglob("*.lark"))
     assert {p.parent.name for p in files} >= {"dialects", "reasoning", "common"}
     for path in files:
-        terminals = ([(t.regexp, t.literal) for t in
-                      toolparse.Dialect.bundled(path.stem)._grammars[0].record.terminals]
-                     if path.parent.name == "dialects" else
-                     [(t.regexp, t.literal) for t in terminal_table(path).values()])
+        if path.parent.name == "dialects":
+            terminals = [(t.regexp, t.literal) for t in
+                         toolparse.Dialect.bundled(path.stem)._grammars[0].record.terminals]
+        elif path.parent.name == "common":
+            # (a sub-grammar may %import another: call_list.lark imports json.lark)
+            loaded = lark.Lark(path.read_text(encoding="utf-8"), parser=None, lexer="basic",
+                               import_paths=[str(grammars)])
+            terminals = [(t.pattern.to_regexp(), t.pattern.value
+                          if isinstance(t.pattern, lark.lexer.PatternStr) else None)
+                         for t in loaded.terminals]
+        else:
+            terminals = [(t.regexp, t.literal) for t in terminal_table(path).values()]
         for regexp, literal in terminals:
             pieces = [literal] if literal else []
             try:
@@ -112,8 +121,10 @@ def _spellings() -> set[str]:
             except Exception:
                 parsed = []
             pieces += _literal_runs(parsed)
-            found.update(p for p in pieces if len(p) >= 3 and (
-                re.search(r"[^\w\s]", p) or (p.isupper() and p.isalpha())))
+            # (a JSON member name a grammar reads, `"name"`, is no tag: in Python source
+            # it is a string literal naming a rule or a key)
+            found.update(p for p in pieces if len(p) >= 3 and not re.fullmatch(r'"\w+"', p)
+                         and (re.search(r"[^\w\s]", p) or (p.isupper() and p.isalpha())))
     return found
 
 

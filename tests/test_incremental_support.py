@@ -243,6 +243,10 @@ def _json_calls(open_tag: str, close_tag: str, element: str,
     return write
 
 
+def _mistral(calls: Sequence[Call]) -> str:
+    return "".join(f"[TOOL_CALLS]{call.name}[ARGS]{call.arguments_text()}" for call in calls)
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -268,6 +272,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
                                 '{{"name": "{name}", "arguments": {args}}}'),
     "minimax_m1": _json_calls("<tool_calls>", "</tool_calls>",
                               '{{"name": "{name}", "arguments": {args}}}', lines=True),
+    "mistral": _mistral,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

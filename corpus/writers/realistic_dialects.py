@@ -86,7 +86,8 @@ def compose_dialect(dialect: str, s: Scenario, template: str, where: str,
                     (s.outro or words["then"].rstrip(":：")) + "\n"]
     elif template == "mention":
         before, after = words["mention"].split("{wrapper}")
-        segments = [s.intro + " " + before, Failed(WRITERS[dialect].mentions[0] + " "),
+        tag = WRITERS[dialect].mentions[0] + " "
+        segments = [s.intro + " " + before, Failed(tag) if WRITERS[dialect].mention_fails else tag,
                     after.lstrip(" ") + "\n\n", *real, *outro]
     else:  # two-blocks
         segments = [s.intro + "\n\n", *shown, words["first"] + "\n\n", *real,

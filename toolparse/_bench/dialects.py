@@ -187,6 +187,10 @@ def _step3(calls: list[Call]) -> str:
     return f"<｜tool_calls_begin｜>{body}<｜tool_calls_end｜>"
 
 
+def _mistral(calls: list[Call]) -> str:
+    return "".join(f"[TOOL_CALLS]{name}[ARGS]{_arguments(params)}" for name, params in calls)
+
+
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -240,6 +244,7 @@ MARKUP: Final[dict[str, Markup]] = {
     "minimax_m1": Markup(_json_calls("<tool_calls>", "</tool_calls>",
                                      '{{"name": "{name}", "arguments": {args}}}', lines=True),
                          ("<tool_calls>", '{"name": "x"}', "</tool_calls>")),
+    "mistral": Markup(_mistral, ("[TOOL_CALLS]", "[TOOL_CALLS]x[ARGS]", "[ARGS]"), per_call=True),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 

@@ -35,14 +35,19 @@ class Scanner:
     build each attribute of a `BlockStarts` (an interpreted class with cached
     properties) is a generic look-up, and SCAN read several at every run."""
 
-    __slots__ = ("starts", "lexer", "find", "start_search", "start_finditer", "opener_char")
+    __slots__ = ("starts", "lexer", "find", "start_search", "start_finditer", "opener_char",
+                 "plain_chars")
 
     def __init__(self, starts: BlockStarts) -> None:
         self.starts = starts
         chars = "".join(sorted(starts.chars))
         self.opener_char = chars if len(chars) == 1 else ""
         """The one character every block starts with, or "" when they start with
-        several (`feed`'s fast path tests it with `in`)."""
+        several."""
+        self.plain_chars = (chars[0], chars[-1]) if len(chars) in (1, 2) else ("", "")
+        """The characters `feed`'s fast path tests with `in` (the same one twice when
+        every block starts with one; `auto` has `<` and Mistral's `[`), or "" when
+        blocks start with more than two."""
         self.lexer = starts.lexer
         self.find: Callable[[str, int], Match[str] | None] = starts.search.search
         self.start_search: Callable[[str, int], Match[str] | None] = starts.start_search.search

@@ -54,6 +54,9 @@ class DialectWriter:
     (harmony) puts the text in messages."""
     rank: int | None = None
     """Which realistic scenarios the dialect gets; by default from its name."""
+    mention_fails: bool = True
+    """Whether the opening tag named in prose opens a block that fails (a prose mention,
+    SPEC 3.2), or is text because it is not a whole block head (Mistral's `[TOOL_CALLS]`)."""
 
 
 WRITERS: dict[str, DialectWriter] = {}
