@@ -32,6 +32,7 @@ from vllm.tool_parsers import ToolParser, ToolParserManager  # noqa: E402
 
 import toolparse  # noqa: E402
 import toolparse.vllm_plugin as plugin  # noqa: E402
+from toolparse.vllm_plugin._reasoning import marker_formats  # noqa: E402
 import vllm_harness as h  # noqa: E402
 
 QWEN = "qwen3_coder"
@@ -80,7 +81,7 @@ print(json.dumps({"tools": sorted(n for n in ToolParserManager.list_registered()
 
 def _names() -> tuple[list[str], list[str]]:
     tools = sorted(["toolparse", *(f"toolparse_{d}" for d in toolparse.dialects())])
-    reasoning = sorted(["toolparse", *(f"toolparse_{f}" for f in toolparse.reasoning_formats())])
+    reasoning = sorted(["toolparse", *(f"toolparse_{f}" for f in marker_formats())])
     return tools, reasoning
 
 
@@ -117,7 +118,7 @@ def test_vllm_registries_give_a_parser_per_bundled_dialect_and_format() -> None:
         cls = ToolParserManager.get_tool_parser(f"toolparse_{dialect}")
         assert issubclass(cls, ToolParser) and cls.dialect_name == dialect
     assert ToolParserManager.get_tool_parser("toolparse").dialect_name == "auto"
-    for name in toolparse.reasoning_formats():
+    for name in marker_formats():
         cls = ReasoningParserManager.get_reasoning_parser(f"toolparse_{name}")
         assert issubclass(cls, ReasoningParser) and cls.format_name == name
     assert ReasoningParserManager.get_reasoning_parser("toolparse").format_name is None
@@ -343,7 +344,7 @@ def test_the_end_of_reasoning_in_a_decode_step_and_the_content_ids_after_it() ->
 def test_every_format_is_read_by_its_own_parser_and_by_toolparse() -> None:
     tokenizer = _tokenizer()
     ids = h.Ids(tokenizer)
-    for name in toolparse.reasoning_formats():
+    for name in marker_formats():
         fmt = toolparse.ReasoningFormat.bundled(name)
         opener = fmt.spelled("OPEN") + (fmt.spelled("LABEL") if fmt.label else "")
         text = f"{opener}thinking {CALL}{fmt.spelled('CLOSE')}Answer."

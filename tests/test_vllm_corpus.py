@@ -32,6 +32,7 @@ import toolparse  # noqa: E402
 import toolparse.vllm_plugin  # noqa: E402, F401  (registers the parsers)
 import vllm_harness as h  # noqa: E402
 from toolparse import corpus  # noqa: E402
+from toolparse.vllm_plugin._reasoning import marker_formats  # noqa: E402
 
 CASES = corpus.find_cases()
 SETUPS = ("alone", "reasoning")
@@ -44,8 +45,8 @@ def _reasoning_parser(case: corpus.Case) -> str | None:
     if case.reasoning is None:
         return None
     default = toolparse.Dialect.bundled(case.dialect).reasoning
-    if default is None:
-        return None
+    if default is None or default not in (*marker_formats(), "auto"):
+        return None   # (harmony: its dialect's tool parser reads it; docs/vllm.md)
     return "toolparse" if default == "auto" else f"toolparse_{default}"
 
 

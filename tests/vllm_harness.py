@@ -30,6 +30,7 @@ from vllm.parser import ParserManager
 
 import toolparse
 from toolparse.vllm_plugin._common import dialect_terminals, format_terminals
+from toolparse.vllm_plugin._reasoning import marker_formats
 
 PROMPT = "<|im_start|>user\nWhat now?<|im_end|>\n<|im_start|>assistant\n"
 """The rendered prompt the tests' answers follow (a ChatML-like header)."""
@@ -55,7 +56,7 @@ def markup_tokenizer(dialect: str) -> PreTrainedTokenizerFast:
     """A tokenizer whose special tokens are every literal of the dialect's grammars and
     every reasoning marker: the case where the markup is special tokens."""
     terminals = dialect_terminals(toolparse.Dialect.bundled(dialect)) + format_terminals(
-        toolparse.ReasoningFormat.bundled(name) for name in toolparse.reasoning_formats())
+        toolparse.ReasoningFormat.bundled(name) for name in marker_formats())
     return make_tokenizer(literal for _regexp, literal in terminals if literal)
 
 

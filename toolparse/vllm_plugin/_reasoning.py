@@ -46,6 +46,14 @@ _PROMPT_TOKENS: Final = 512
 """How many of the prompt's last tokens are decoded to read how it ends."""
 
 
+
+def marker_formats() -> tuple[str, ...]:
+    """The bundled formats a reasoning parser reads: a region between two markers. A
+    channels format (harmony) is not one: its headers are its dialect's syntax, read
+    by that dialect's tool parser (`toolparse_gpt_oss`), not by a reasoning parser."""
+    return tuple(name for name in reasoning_formats()
+                 if not ReasoningFormat.bundled(name).channels)
+
 class ToolparseReasoningParser(ReasoningParser):  # type: ignore[misc, unused-ignore]  # vLLM's class (Any where vLLM is absent)
     """vLLM's `ReasoningParser` reading the reasoning format `format_name` (None: every
     bundled format) with toolparse."""
@@ -55,7 +63,7 @@ class ToolparseReasoningParser(ReasoningParser):  # type: ignore[misc, unused-ig
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)
-        names = reasoning_formats() if self.format_name is None else (self.format_name,)
+        names = marker_formats() if self.format_name is None else (self.format_name,)
         self._formats = tuple(ReasoningFormat.bundled(name) for name in names)
         self._opened = [_at_end(f"(?:{f.open.pattern})"
                                 + (f"(?:{f.label.pattern})?" if f.label is not None else "")

@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 from toolparse._dialect import dialects
-from toolparse._reasoning import reasoning_formats
-from toolparse.vllm_plugin._reasoning import ToolparseReasoningParser
+from toolparse.vllm_plugin._reasoning import ToolparseReasoningParser, marker_formats
 from toolparse.vllm_plugin._tools import ToolparseToolParser
 from toolparse.vllm_plugin._vllm import ReasoningParserManager, ToolParserManager
 
@@ -33,9 +32,10 @@ def tool_parser_classes() -> dict[str, type[ToolparseToolParser]]:
 
 
 def reasoning_parser_classes() -> dict[str, type[ToolparseReasoningParser]]:
-    """Name -> reasoning parser class: `toolparse` and one per bundled format."""
+    """Name -> reasoning parser class: `toolparse` and one per bundled format of markers
+    (`marker_formats`: not harmony, which its dialect's tool parser reads)."""
     classes: dict[str, type[ToolparseReasoningParser]] = {PREFIX: ToolparseReasoningParser}
-    for name in reasoning_formats():
+    for name in marker_formats():
         classes[f"{PREFIX}_{name}"] = type(
             f"Toolparse{_camel(name)}ReasoningParser", (ToolparseReasoningParser,),
             {"format_name": name, "__module__": ToolparseReasoningParser.__module__,
