@@ -116,10 +116,10 @@ def _read(value: dict[str, Any], shape: CallShape) -> tuple[str, Any] | None:
     ignored = sum(1 for key in shape.ignored if key in value)
     if len(names) != 1 or len(held) > 1 or len(value) != len(names) + len(held) + ignored:
         return None
-    name = value[names[0]]
-    if not isinstance(name, str) or not name.strip():
+    written: Any = value[names[0]]   # (any JSON value: mypyc checks what `name` holds)
+    if not isinstance(written, str) or not written.strip():
         return None
-    return name.strip(), (value[held[0]] if held else {})
+    return written.strip(), (value[held[0]] if held else {})
 
 
 def json_call(children: list[Any], shape: CallShape) -> list[Any]:
