@@ -3,6 +3,7 @@ Markdown, typing with tools."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,11 @@ READ_TOOL = tool("read_file", {"path": {"type": "string"}, "limit": {"type": "in
 MARKDOWN_VALUE = ("## Usage\n\n```python\nif a < b:\n    print(\"<done>\")\n```\n\n"
                   "- **bold** and `code` <br/>")
 PROSE_INTRO = "Let me read the file first.\n\n"
+
+
+def dumps(arguments: dict[str, Any]) -> str:
+    """Arguments as the templates write them: JSON, characters as themselves."""
+    return json.dumps(arguments, ensure_ascii=False)
 
 
 def common_cases(g: str, dialect: str, *, truncated: Failed, broken: list[Segment | str],

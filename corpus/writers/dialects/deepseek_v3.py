@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from writers.cases import case
 from writers.dialects import DialectWriter, Named, register
-from writers.dialects.common import MARKDOWN_VALUE, common_cases
+from writers.dialects.common import MARKDOWN_VALUE, common_cases, dumps
 from writers.segments import Block, Call, Code, Failed
 
 V3_BEGIN, V3_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
@@ -27,19 +26,15 @@ def v3_calls(*calls: tuple[str, str, dict[str, Any]]) -> Block:
                  tuple(Call(n, json_body=w, json_value=m) for n, w, m in calls))
 
 
-def _dumps(arguments: dict[str, Any]) -> str:
-    return json.dumps(arguments, ensure_ascii=False)
-
-
 def deepseek_v3() -> None:
     g = d = "deepseek_v3"
     real = v3_calls(("read_file", '{"path": "README.md"}', {"path": "README.md"}))
     cut = real.raw[:real.raw.index("README") + 3]
-    broken = (f"{V3_BEGIN}{v3_call('run_command', _dumps({'command': 'make'}))}\noops\n"
-              f"{v3_call('run_command', _dumps({'command': 'rm -rf build'}))}{V3_END}")
+    broken = (f"{V3_BEGIN}{v3_call('run_command', dumps({'command': 'make'}))}\noops\n"
+              f"{v3_call('run_command', dumps({'command': 'rm -rf build'}))}{V3_END}")
     common_cases(g, d, truncated=Failed(cut, "truncated"),
                  broken=["Running it.\n", Failed(broken, at="oops"), "\nDone.\n"],
-                 markdown=v3_calls(("write_file", _dumps({"content": MARKDOWN_VALUE}),
+                 markdown=v3_calls(("write_file", dumps({"content": MARKDOWN_VALUE}),
                                     {"content": MARKDOWN_VALUE})),
                  typed=v3_calls(("read_file", '{"path": "a.py", "limit": 20, "follow": true}',
                                  {"path": "a.py", "limit": 20, "follow": True})))
@@ -53,7 +48,7 @@ def deepseek_v3() -> None:
     case(g, "fence-in-a-value", "Backticks inside a JSON string, a fence among them, are the "
          "value's: the body ends only at the ``` that <｜tool▁call▁end｜> follows, and the "
          "block's own fence opens no Markdown code (SPEC G3a)",
-         v3_calls(("run_python", _dumps(code), code)), "\nThen `inline code` here.\n",
+         v3_calls(("run_python", dumps(code), code)), "\nThen `inline code` here.\n",
          dialect=d)
     case(g, "fence-not-closed", "A call whose fence is not closed before <｜tool▁calls▁end｜>"
          " breaks its block: the body never runs on into what follows (SPEC 3.2)",
@@ -72,7 +67,7 @@ def deepseek_v3() -> None:
 
 
 def _blocks(named: Named, nl: str) -> list[Block]:
-    return [v3_calls(*((n, _dumps(a), a) for n, a in named))]
+    return [v3_calls(*((n, dumps(a), a) for n, a in named))]
 
 
 register(DialectWriter(

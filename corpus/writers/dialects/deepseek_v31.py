@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from writers.cases import case
 from writers.dialects import DialectWriter, Named, register
-from writers.dialects.common import MARKDOWN_VALUE, common_cases
+from writers.dialects.common import MARKDOWN_VALUE, common_cases, dumps
 from writers.segments import Block, Call, Failed
 
 BEGIN, END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
@@ -26,19 +25,15 @@ def v31_calls(*calls: tuple[str, str, dict[str, Any]], section: bool = True) -> 
                  tuple(Call(n, json_body=w, json_value=m) for n, w, m in calls))
 
 
-def _dumps(arguments: dict[str, Any]) -> str:
-    return json.dumps(arguments, ensure_ascii=False)
-
-
 def deepseek_v31() -> None:
     g = d = "deepseek_v31"
     real = v31_calls(("read_file", '{"path": "README.md"}', {"path": "README.md"}))
     cut = real.raw[:real.raw.index("README") + 3]
-    broken = (f"{BEGIN}{v31_call('run_command', _dumps({'command': 'make'}))} oops "
-              f"{v31_call('run_command', _dumps({'command': 'rm -rf build'}))}{END}")
+    broken = (f"{BEGIN}{v31_call('run_command', dumps({'command': 'make'}))} oops "
+              f"{v31_call('run_command', dumps({'command': 'rm -rf build'}))}{END}")
     common_cases(g, d, truncated=Failed(cut, "truncated"),
                  broken=["Running it.\n", Failed(broken, at="oops"), "\nDone.\n"],
-                 markdown=v31_calls(("write_file", _dumps({"content": MARKDOWN_VALUE}),
+                 markdown=v31_calls(("write_file", dumps({"content": MARKDOWN_VALUE}),
                                      {"content": MARKDOWN_VALUE})),
                  typed=v31_calls(("read_file", '{"path": "a.py", "limit": 20, "follow": true}',
                                   {"path": "a.py", "limit": 20, "follow": True})))
@@ -66,13 +61,13 @@ def deepseek_v31() -> None:
 
 
 def _blocks(named: Named, nl: str) -> list[Block]:
-    return [v31_calls(*((n, _dumps(a), a) for n, a in named))]
+    return [v31_calls(*((n, dumps(a), a) for n, a in named))]
 
 
 def _quote(call: Call) -> Block:
     # Models quote one call, tokens and all, while they think.
     arguments = {p.name: p.value for p in call.params}
-    return v31_calls((call.name, _dumps(arguments), arguments), section=False)
+    return v31_calls((call.name, dumps(arguments), arguments), section=False)
 
 
 register(DialectWriter(
