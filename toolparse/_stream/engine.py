@@ -206,11 +206,13 @@ class Engine:
                 gate = keeping.gate
                 if (gate not in chunk or (not gate and keeping.gateless(chunk))
                         or (len(chunk) <= WINDOW and not keeping.closes(chunk))):
-                    if keeping.room - len(chunk) > 0:
-                        if chunk:
-                            # (Kept, an empty chunk would lengthen every later join of
-                            # `closes`, whose bound counts characters.)
-                            keeping.keep(chunk)
+                    room = keeping.room - len(chunk)
+                    if room > 0:
+                        if chunk:   # (Keeping.keep, inlined; an empty chunk is not kept)
+                            keeping.room = room
+                            keeping.chunks.append(chunk)
+                            if keeping.closer_char in chunk:
+                                keeping.marked()
                         return []
                     return self._feed(chunk)
                 if len(chunk) < keeping.room and len(chunk) <= WINDOW:

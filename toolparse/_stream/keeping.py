@@ -66,12 +66,19 @@ class Keeping:
         self.lt_room = room
 
     def keep(self, chunk: str) -> None:
-        """Keep `chunk` (it fits: the caller checked `room`)."""
+        """Keep `chunk` (it fits: the caller checked `room`; `Engine.feed` inlines
+        this for the quiet path, calling `marked` only for a chunk holding
+        `closer_char`). An empty chunk is never kept: it would lengthen every later
+        join of `closes`, whose bound counts characters."""
         self.room -= len(chunk)
         self.chunks.append(chunk)
         if self.closer_char in chunk:
-            self.lt_piece = len(self.chunks) - 1
-            self.lt_room = self.room
+            self.marked()
+
+    def marked(self) -> None:
+        """The chunk just kept holds `closer_char`: a closing tag may begin there."""
+        self.lt_piece = len(self.chunks) - 1
+        self.lt_room = self.room
 
     def gateless(self, chunk: str) -> bool:
         """Whether `chunk` holds none of several gates (`feed` tests one at once)."""
