@@ -3,7 +3,9 @@ random walks through its token masks, and tools inferred from a corpus block's c
 
 from __future__ import annotations
 
+import functools
 import random
+import re
 from typing import Any
 
 import llguidance
@@ -42,6 +44,7 @@ def accepts(grammar: str, text: str) -> bool:
 
 _LIKED = frozenset(b'<>/"{}[]:,\n 0123456789abcdefghijklmnoprstuvw_|=.-\\')
 _CLOSING = frozenset(b'<>/"}]\n|_')
+_SPACES = frozenset(b' \t\n\r\x0b\x0c')
 
 
 def walk(grammar: str, rng: random.Random, *, eos: float = 0.15, limit: int = 1500,
@@ -49,7 +52,9 @@ def walk(grammar: str, rng: random.Random, *, eos: float = 0.15, limit: int = 15
     """A text drawn through the matcher's token masks (None: not ended within `limit`
     bytes). Mostly characters of markup and JSON, then mostly closing ones, so that
     walks end; the end is taken with probability `eos` where allowed, never within the
-    first `prose` bytes unless it is the only way on. `prefix` is written first."""
+    first `prose` bytes unless it is the only way on. `prefix` is written first. After
+    150 bytes a walk leaves loops of spaces and tries whole tags (`_tags`), so that it
+    ends."""
     matcher = llguidance.LLMatcher(TOKENIZER, grammar)
     out = bytearray(prefix.encode())
     assert matcher.consume_tokens(list(out)), matcher.get_error()
@@ -62,10 +67,29 @@ def walk(grammar: str, rng: random.Random, *, eos: float = 0.15, limit: int = 15
         if not pool:
             return None
         liked = [a for a in pool if a in (_CLOSING if len(out) > 150 else _LIKED)]
+        if len(out) > 150 and set(liked) <= _SPACES and rng.random() < 0.5:
+            liked = [a for a in pool if a not in _SPACES] or liked  # out of a loop of spaces
         token = rng.choice(liked if liked and rng.random() < 0.9 else pool)
-        assert matcher.consume_token(token), matcher.get_error()
-        out.append(token)
+        tags = [t for t in _tags(grammar) if t[0] == token] if len(out) > 150 else []
+        tag = rng.choice(tags) if tags and rng.random() < 0.5 else [token]
+        if matcher.validate_tokens(tag) < len(tag):  # a whole closing tag, where it fits
+            tag = [token]
+        assert matcher.consume_tokens(tag), matcher.get_error()
+        out += bytes(tag)
     return None
+
+
+@functools.cache
+def _tags(grammar: str) -> tuple[list[int], ...]:
+    """The literal runs of the grammar's patterns that start with `<`, as bytes: what a
+    long walk tries to write whole, so that a raw value ends (a walk of single bytes
+    almost never spells `</steptml:parameter>` inside free text)."""
+    found = set()
+    for run in re.findall(r"(?:\\x\{[0-9A-F]+\}|[A-Za-z0-9_])+", grammar):
+        text = re.sub(r"\\x\{([0-9A-F]+)\}", lambda m: chr(int(m.group(1), 16)), run)
+        if text.startswith("<") and len(text) > 2:
+            found.add(text)
+    return tuple(list(t.encode()) for t in sorted(found))
 
 
 def _schema_of(value: Any) -> dict[str, Any]:

@@ -18,20 +18,16 @@ from toolparse.corpus.cases import bundled_corpus, find_cases
 from export_engine import accepts, compiled, tools_of, walk  # noqa: E402
 
 CHECKED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2",
-           "deepseek")
+           "deepseek", "deepseek_v31", "hy_v3", "minicpm5", "seed_oss", "gpt_oss", "longcat",
+           "internlm", "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1",
+           "mistral", "step3", "deepseek_v3")
 """The dialects whose accepted corpus blocks the grammar is checked to write."""
-EXPORTED = (*CHECKED, "deepseek_v31", "hy_v3", "minicpm5", "seed_oss", "gpt_oss", "longcat",
-            "internlm")
-"""The dialects whose grammar is walked: what it lets a model write parses as valid.
-(The third wave's accept-only spellings are not yet sorted out of the corpus check.)"""
-NOT_EXPORTED = {"deepseek_v3": "do not share a first character",
-                "step3": "holds a lookaround",
-                "mistral": "holds a name outside a call",
-                **{name: "JSON values read by the shape its header declares" for name in (
-                    "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1")}}
+EXPORTED = CHECKED
+"""The dialects whose grammar is walked: what it lets a model write parses as valid."""
+NOT_EXPORTED: dict[str, str] = {}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
-REFUSED_MODES = {("gpt_oss", "auto"): "do not share a first character"}
-"""Exported dialects refused in one mode: free text beside harmony's headers."""
+REFUSED_MODES: dict[tuple[str, str], str] = {}
+"""Exported dialects refused in one mode, with the reason."""
 
 TOOLS = [
     {"name": "read_file", "parameters": {"type": "object", "properties": {
@@ -48,7 +44,6 @@ TOOLS = [
 # by the json value syntax).
 LENIENT_CASES = {
     "hermes/arguments-as-a-string.txt": "arguments written as a JSON string",
-    "hermes/parameters-member.txt": "`parameters` for `arguments`",
     "hermes/reversed-keys.txt": "arguments before the name",
     "qwen3_coder/bare-function.txt": "orphan_block",
     "qwen3_coder/missing-parameter-close.txt": "lenient_unclosed_param",
@@ -59,6 +54,13 @@ LENIENT_CASES = {
     "missing-wrapper/two-invokes.txt": "orphan_block",
     "multiple/block-then-missing-wrapper.txt": "orphan_block",
     "malformed/tag-without-gt.txt": "orphan_block",
+    "seed_oss/missing-parameter-close.txt": "lenient_unclosed_param",
+    "deepseek_v31/call-without-section.txt": "orphan_block",
+    "reasoning/deepseek_v31-in-reasoning.txt": "orphan_block",
+    "minicpm5/tokenizer-space-marker.txt": "_LENIENT_TOKENIZER_SPACE",
+    # Not accept-only, but left out: Step-3's head name (`function<｜tool_sep｜>NAME`) is
+    # read with a lookahead, which llguidance cannot write; its alternative is not written.
+    "step3/whitespace-kept.txt": "HEAD_NAME (a lookaround)",
 }
 
 # What the export writes one way only, though the parser reads more (docs/export.md):
@@ -238,7 +240,8 @@ def test_json_schema_that_cannot_be_kept_safe_names_the_pointer() -> None:
 def test_avoiding_matches_exactly_the_texts_without_the_words() -> None:
     rng = random.Random(0)
     for words in (["</tool_call>"], ["</parameter>", "<parameter=", "</function>"],
-                  ["<ab", "<a"], ["<"]):
+                  ["<ab", "<a"], ["<"], ["```"], ["aab", "ab"], ["<a<b"], ["```", "<x"],
+                  ["<|end|>", "<|channel|>analysis<|message|>", "<|channel|>"]):
         pattern = re.compile(regex.avoiding(words), re.S)
         alphabet = sorted(set("".join(words)) | {"x"})
         for _ in range(3000):
@@ -283,3 +286,54 @@ def test_every_bundled_dialect_exports_or_says_why_not() -> None:
     for dialect, reason in NOT_EXPORTED.items():
         with pytest.raises(toolparse.ExportError, match=reason):
             toolparse.export_grammar(dialect, TOOLS, mode="required")
+
+
+def test_strings_hold_nothing_their_pieces_cannot_read() -> None:
+    # gpt-oss reads no harmony token inside a JSON string, DeepSeek V3.1 no `<｜tool▁`:
+    # the parser refuses those blocks, so the grammar never writes them.
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {
+        "a": {"type": "string"}}, "required": ["a"]}}]
+    cases = {
+        "gpt_oss": ('<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json'
+                    '<|message|>{"a": "%s"}', ("x<|end|>y", "x<|message|>y")),
+        "deepseek_v31": ('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": "%s"}'
+                         '<｜tool▁call▁end｜><｜tool▁calls▁end｜>', ("x<｜tool▁sep｜>y",)),
+    }
+    for dialect, (call, refused) in cases.items():
+        grammar = compiled(toolparse.export_grammar(dialect, tools, mode="required"))
+        for value, written in (("x <b> y", True), *((v, False) for v in refused)):
+            calls = toolparse.parse(call % value, dialect=dialect, tools=tools).calls
+            assert accepts(grammar, call % value) == written, (dialect, value)
+            assert [c.status for c in calls] == (["valid"] if written else []), value
+
+
+def test_a_closing_fence_inside_a_deepseek_v3_string_is_written() -> None:
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {
+        "a": {"type": "string"}}, "required": ["a"]}}]
+    grammar = compiled(toolparse.export_grammar("deepseek_v3", tools, mode="required"))
+    call = ('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n'
+            '{"a": "%s"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>')
+    assert accepts(grammar, call % "```py\\nx\\n```")
+    assert toolparse.parse(call % "```py\\nx\\n```", dialect="deepseek_v3",
+                           tools=tools).calls[0].arguments == {"a": "```py\nx\n```"}
+    assert not accepts(grammar, call % "x<｜tool▁call▁end｜>")
+
+
+def test_json_calls_are_written_in_the_shape_the_header_declares() -> None:
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {}}}]
+    shapes = {
+        "cohere": '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {}}]'
+                  '<|END_ACTION|>',
+        "apertus": '<|tools_prefix|>[{"f": {}}]<|tools_suffix|>',
+        "nemotron": '<TOOLCALL>[{"name": "f", "arguments": {}}, {"name": "f", '
+                    '"parameters": {}}]</TOOLCALL>',
+        "minimax_m1": '<tool_calls>\n{"name": "f", "arguments": {}}\n</tool_calls>',
+    }
+    for dialect, text in shapes.items():
+        grammar = compiled(toolparse.export_grammar(dialect, tools, mode="required"))
+        assert accepts(grammar, text), dialect
+        assert not accepts(grammar, text.replace('"f"', '"g"')), dialect
+    # A block with no call (an empty array) is read, but never written.
+    grammar = compiled(toolparse.export_grammar("nemotron", tools, mode="required"))
+    assert not accepts(grammar, "<TOOLCALL>[]</TOOLCALL>")
+    assert not accepts(grammar, '<TOOLCALL>[{"name": "f", "arguments": {}, "x": 1}]</TOOLCALL>')

@@ -31,9 +31,11 @@ from typing import Any
 from toolparse._calls.values import resolve_local_ref, schema_types
 from toolparse._dialect.build import NAME_ATTRIBUTE
 from toolparse._dialect.grammar import Grammar
+from toolparse._dialect.lexer import MAX_ATOM
 from toolparse._dialect.records import RuleRecord, Symbol, TerminalRecord
 from toolparse._dialect.roles import own_name
-from toolparse._dialect.syntaxes.json import ARGUMENTS_MEMBER, NAME_MEMBER
+from toolparse._dialect.syntaxes.json import ARGUMENTS_MEMBERS, NAME_MEMBER
+from toolparse._dialect.syntaxes.json_calls import CallShape
 from toolparse._errors import ExportError
 from toolparse._export import regex
 from toolparse._export.schema import closed_schema, string_schema
@@ -62,13 +64,18 @@ class _Writer:
         self.out: dict[str, str] = {}
         self.names: dict[tuple[str, _Context], str] = {}
         self.runs = self._runs()
-        self.words = self._closers()
-        self.text = regex.avoiding(self.words) if self.words else "^(?s:.*)$"
-        # A JSON text in a value whose syntax decodes entities (`&quot;` would become a
-        # quote before the JSON is read) gets no `&` in its strings either.
+        unreadable = self._unreadable(self.runs)
+        self.words = self._closers(unreadable) | unreadable
+        self.text = _avoiding(self.words)
+        # A JSON string holds no text its pieces cannot read (harmony's tokens in
+        # gpt-oss's strings), its quote and backslash aside (JSON escapes them). In a
+        # value whose syntax decodes entities (`&quot;` would become a quote before the
+        # JSON is read) it holds no `&` either.
         reader = grammar.header.typing.value_reader(grammar.header.value_edges)
-        self.json_text = regex.avoiding(self.words | {"&"}) \
-            if reader.value_text(["&amp;"])[0] != "&amp;" else self.text
+        self.json_words = self.words | self._unreadable(self._string_runs(), '"\\')
+        if reader.value_text(["&amp;"])[0] != "&amp;":
+            self.json_words |= {"&"}
+        self.json_text = _avoiding(self.json_words)
         self.ws = self._ws()
 
     def fail(self, why: str) -> ExportError:
@@ -97,9 +104,12 @@ class _Writer:
         return bool(symbols) and all(s.is_term or s.name == origin
                                      or own_name(s.name) == "cdata" for s in symbols)
 
-    def _closers(self) -> frozenset[str]:
+    def _closers(self, unreadable: frozenset[str]) -> frozenset[str]:
         """What a value must not hold: the literal start of every terminal other than
-        its own pieces that the parser takes where a value's piece can come."""
+        its own pieces that the parser takes where a value's piece can come, unless the
+        terminal looks ahead for a text that holds one of the `unreadable` words (DeepSeek
+        V3's fence ends the arguments only before `<｜tool▁call▁end｜>`, and no value holds
+        `<｜tool▁`: a fence inside a JSON string ends nothing)."""
         actions = self.grammar.table.actions
         names: set[str] = set()
         for row in actions:
@@ -108,8 +118,36 @@ class _Writer:
         names -= self.grammar.ignored
         words: set[str] = set()
         for name in sorted(names):
-            words |= self.heads(self.terminals[name], "can end a value")
+            term = self.terminals[name]
+            split = regex.lookahead_tail(term.regexp, term.flags)
+            ahead = regex.literal_heads(regex.unpadded(split[1])) if split else frozenset()
+            if ahead and "" not in ahead and all(any(w in h for w in unreadable)
+                                                 for h in ahead):
+                continue
+            words |= self.heads(term, "can end a value")
         return frozenset(words)
+
+    def _string_runs(self) -> frozenset[str]:
+        """The terminals a JSON string read structurally is made of (`json_string`)."""
+        return frozenset(s.name for origin, rules in self.rules.items()
+                         if own_name(origin) == "json_string" for r in rules
+                         for h in r.expansion if not h.is_term and self._is_value(h.name)
+                         for rr in self.rules.get(h.name, []) for s in rr.expansion
+                         if s.is_term)
+
+    def _unreadable(self, runs: frozenset[str], escaped: str = "") -> frozenset[str]:
+        """The shortest texts that a value made of `runs` cannot hold whatever follows
+        (DeepSeek V3.1's `<｜tool▁`, which its `LT` refuses): found among the places the
+        runs' patterns may stop matching (`regex.probes`), tested with the patterns
+        themselves. Texts that start with an `escaped` character are the encoding's."""
+        terms = [self.terminals[n] for n in sorted(runs)]
+        star = re.compile("(?:" + "|".join(
+            f"(?{''.join(t.flags)}:{t.regexp})" if t.flags else f"(?:{t.regexp})"
+            for t in terms) + ")*", re.S)
+        found = {p for t in terms for p in regex.probes(t.regexp, t.flags)
+                 if p and p[0] not in escaped
+                 and all(star.fullmatch(p + c) is None for c in _CONTINUATIONS)}
+        return frozenset(p for p in found if not any(o != p and o in p for o in found))
 
     def heads(self, term: TerminalRecord, role: str) -> frozenset[str]:
         """The fixed texts a terminal starts with (its accept-only spellings aside)."""
@@ -137,12 +175,14 @@ class _Writer:
         if found is not None:
             return found
         name = self.names[key] = _rule_name(origin, len(self.names))
-        if origin == "invoke" and not ctx:
-            body = " | ".join(self.rule("invoke", (tool,)) for tool in self.tools)
+        if own_name(origin) == "invoke" and not ctx:
+            body = " | ".join(self.rule(origin, (tool,)) for tool in self.tools)
             if not body:
                 raise self.fail("no tools to export")
         elif own_name(origin) == "json_body":
             body = self.json_body(ctx)
+        elif own_name(origin) == "json_call" and len(ctx) == 1:
+            body = self.json_call(ctx[0])
         elif own_name(origin) == "name" and len(ctx) == 1:
             body = self.call_name(origin, ctx[0])
         elif len(ctx) == 2 and self._is_value(origin):
@@ -156,6 +196,13 @@ class _Writer:
         found = self.rules.get(origin)
         if not found:
             raise self.fail(f"the rule {origin!r} has no alternative to generate")
+        # An alternative that holds a terminal the target cannot write (a lookaround in
+        # Step-3's optional head name) is left out when the rule has others; and a block
+        # that holds no call (an empty array of calls) is never written.
+        writable = [r for r in found if all(self.writable(s) for s in r.expansion)]
+        found = writable or found
+        if not ctx and own_name(origin) == "block":
+            found = [r for r in found if self.calls_in(r.expansion)] or found
         if len(ctx) == 2:  # a param: the alternatives with a value, when it has some
             with_value = [r for r in found if any(
                 not s.is_term and self._is_value(s.name) for s in r.expansion)]
@@ -166,6 +213,29 @@ class _Writer:
                                    or own_name(s.name) == "json_body") for s in r.expansion)]
             return with_params or found
         return found
+
+    def writable(self, symbol: Symbol) -> bool:
+        """Whether a terminal can be written without writing more than the file reads."""
+        if not symbol.is_term:
+            return True
+        term = self.terminals[symbol.name]
+        try:
+            regex.rewrite(term.regexp, term.flags, fill={"name": "x"}, banned=self.banned)
+        except regex.Unsupported:
+            return False
+        return True
+
+    def calls_in(self, symbols: tuple[Symbol, ...], seen: frozenset[str] = frozenset()
+                 ) -> bool:
+        """Whether a sequence holds a call (an `invoke`), through the rules it names."""
+        for s in symbols:
+            if s.is_term or s.name in seen:
+                continue
+            if own_name(s.name) == "invoke" or any(
+                    self.calls_in(r.expansion, seen | {s.name})
+                    for r in self.rules.get(s.name, [])):
+                return True
+        return False
 
     def _holds_params(self, origin: str) -> bool:
         return any(s.name == "param" for r in self.rules.get(origin, []) for s in r.expansion)
@@ -192,7 +262,9 @@ class _Writer:
                 is_value = False
             elif symbol.is_term:
                 opening = i == 0 and own_name(rule.origin) in ("invoke", "param")
-                parts.append(self.terminal(self.terminals[symbol.name], ctx, opening))
+                term = self.settled(self.terminals[symbol.name],
+                                    symbols[i + 1] if i + 1 < len(symbols) else None)
+                parts.append(self.terminal(term, ctx, opening))
             else:
                 parts.append(self.symbol(symbol, ctx))
             previous_value = is_value
@@ -206,6 +278,19 @@ class _Writer:
             return self.params(ctx[0])
         return self.rule(symbol.name, ctx)
 
+    def settled(self, term: TerminalRecord, following: Symbol | None) -> TerminalRecord:
+        """A terminal that ends in a lookahead which the terminal written after it always
+        satisfies (DeepSeek V3's fence, looking for the call's end tag that follows it):
+        the terminal without the lookahead. Any other terminal as it is."""
+        split = regex.lookahead_tail(term.regexp, term.flags)
+        if split is None or following is None or not following.is_term:
+            return term
+        gaps = ("", " ", "\n", "\t\r\n ") if self.ws else ("",)
+        heads = self.heads(self.terminals[following.name], "follows a lookahead")
+        if all(re.match(split[1], gap + head) for gap in gaps for head in heads):
+            return term._replace(regexp=split[0], flags=())
+        return term
+
     def terminal(self, term: TerminalRecord, ctx: _Context, opening: bool = False) -> str:
         named = "(?P<name>" in term.regexp
         if named and not ctx:
@@ -218,11 +303,23 @@ class _Writer:
             # the call's name or the argument's key.
             groups = re.compile(self.attribute.regexp).groups
             fill = {1: NAME_ATTRIBUTE, **{k: ctx[-1] for k in range(2, groups + 1)}}
-        return "/" + self.pattern(term, fill) + "/"
+        return "/" + self.pattern(term, fill, tag=True) + "/"
 
-    def pattern(self, term: TerminalRecord, fill: Mapping[str | int, str]) -> str:
+    def pattern(self, term: TerminalRecord, fill: Mapping[str | int, str],
+                tag: bool = False) -> str:
+        """A terminal in the target's syntax. A `tag` (a token the engine reads whole:
+        at most `MAX_ATOM` characters, or it does not match) has its loops bounded so
+        that no match is longer (a wrapper's free attributes, the spaces in a tag)."""
         try:
             found = regex.rewrite(term.regexp, term.flags, fill=fill, banned=self.banned)
+            bound = _LOOP_BOUND
+            while tag and found is not None and regex.longest(regex.rewrite(
+                    term.regexp, term.flags, fill=fill, banned=self.banned, bound=bound,
+                    style="python") or "") > MAX_ATOM:
+                bound //= 2
+            if tag and found is not None:
+                found = regex.rewrite(term.regexp, term.flags, fill=fill,
+                                      banned=self.banned, bound=bound)
         except regex.Unsupported as error:
             raise self.fail(f"the terminal {term.name} holds {error}, which the target "
                             "cannot write without writing more than the grammar reads") \
@@ -295,14 +392,15 @@ class _Writer:
                                   "value that the dialect cannot write as it is")
             inner = " | ".join(_literal(s) for s in fixed)
         else:
-            closed = closed_schema(schema, tool, self.words, self.json_text)
+            closed = closed_schema(schema, tool, self.json_words, self.json_text)
             inner = "%json " + json.dumps(closed, ensure_ascii=True)
         edges = [f"/{_edge_pattern(reader, e)}/" if e else "" for e in (before, after)]
         return " ".join(p for p in (edges[0], f"({inner})", edges[1]) if p)
 
     def _raw_fits(self, reader: Any, before: str, after: str, text: str) -> bool:
         return not any(w in text for w in self.words) and \
-            reader.value_text([before + text + after])[0] == text
+            reader.value_text([before + text + after])[0] == text and \
+            reader.value_text([text])[0] == text
 
     def json_body(self, ctx: _Context) -> str:
         if len(ctx) != 1:
@@ -311,13 +409,36 @@ class _Writer:
         schema = self.tools[tool]
         if not self.name_in_tag():
             schema = _call_object(tool, schema)
-        closed = closed_schema(schema, tool, self.words, self.json_text)
+        closed = closed_schema(schema, tool, self.json_words, self.json_text)
+        return "%json " + json.dumps(closed, ensure_ascii=True)
+
+    def json_call(self, tool: str) -> str:
+        """A call written as one JSON value (SPEC 5.3 e): the object the header's shape
+        declares, with the tool's name and its arguments' schema."""
+        closed = closed_schema(_shaped_call(tool, self.tools[tool],
+                                            self.grammar.header.call_shape),
+                               tool, self.json_words, self.json_text)
         return "%json " + json.dumps(closed, ensure_ascii=True)
 
     def name_in_tag(self) -> bool:
-        return self.attribute is not None or any(s.is_term and "(?P<name>" in self.terminals[s.name].regexp
-                   or own_name(s.name) == "name"
-                   for r in self.rules.get("invoke", []) for s in r.expansion)
+        """Whether the call's name is written by the tag, a `name` rule or the JSON value
+        of a `json_call` (else it is inside a JSON body: Hermes)."""
+        return self.attribute is not None or any(
+            s.is_term and "(?P<name>" in self.terminals[s.name].regexp
+            or own_name(s.name) in ("name", "json_call")
+            for origin, rules in self.rules.items() if own_name(origin) == "invoke"
+            for r in rules for s in r.expansion)
+
+
+_LOOP_BOUND = 256
+"""The most turns a loop of a tag takes, halved until the tag fits `MAX_ATOM`."""
+_CONTINUATIONS = ("", "a", "0", " ", "\n", "<", ">", "|", '"', "`", "}")
+"""What may follow a text in a value, to tell a text the value's pieces cannot read
+whatever comes next from one they read once the value goes on."""
+
+
+def _avoiding(words: frozenset[str]) -> str:
+    return regex.avoiding(words) if words else "^(?s:.*)$"
 
 
 def _generated(rule: RuleRecord) -> bool:
@@ -348,19 +469,44 @@ def _edges(reader: Any) -> tuple[str, str]:
 
 
 def _edge_pattern(reader: Any, edge: str) -> str:
-    """An edge newline as a pattern: CR LF too, where the value syntax removes that."""
+    """An edge newline as a pattern: CR LF too, where the value syntax removes that, and
+    optional, as the value syntax reads it (Qwen3-Coder's template writes the newlines,
+    Seed-OSS's does not)."""
     if edge == "\n" and reader.value_text(["\r\na b\r\n"])[0] == "a b":
-        return "(?:\\r?\\n)"
-    return "".join(regex.char(c) for c in edge)
+        return "(?:\\r?\\n)?"
+    return "".join(f"(?:{regex.char(c)})?" for c in edge)
 
 
 def _call_object(tool: str, schema: Any) -> dict[str, Any]:
-    """The schema of a whole call written as one JSON object (Hermes)."""
+    """The schema of a whole call written as one JSON object (Hermes, InternLM): the name
+    and any one of the members the json value syntax reads the arguments from (Hermes's
+    template writes `arguments`, InternLM's `parameters`)."""
     schema = dict(schema)
     defs = {k: schema.pop(k) for k in ("$defs", "definitions") if k in schema}
-    return {"type": "object", **defs,
-            "properties": {NAME_MEMBER: {"const": tool}, ARGUMENTS_MEMBER: schema},
-            "required": [NAME_MEMBER, ARGUMENTS_MEMBER], "additionalProperties": False}
+    return {**defs, "anyOf": [
+        {"type": "object", "properties": {NAME_MEMBER: {"const": tool}, member: schema},
+         "required": [NAME_MEMBER, member], "additionalProperties": False}
+        for member in ARGUMENTS_MEMBERS]}
+
+
+def _shaped_call(tool: str, schema: Any, shape: CallShape) -> dict[str, Any]:
+    """The schema of a call written as the JSON object `shape` declares: the name as the
+    single key (`call_name=*`), or any one of the name members fixed to the tool and any
+    one of the arguments members holding its schema, after the optional members the
+    call may also write (Cohere's `tool_call_id`, as a string)."""
+    schema = dict(schema)
+    defs = {k: schema.pop(k) for k in ("$defs", "definitions") if k in schema}
+    if shape.keyed:
+        return {"type": "object", **defs, "properties": {tool: schema}, "required": [tool],
+                "additionalProperties": False}
+    shapes = []
+    for name in shape.names:
+        for member in shape.arguments:
+            properties: dict[str, Any] = {key: {"type": "string"} for key in shape.ignored}
+            properties.update({name: {"const": tool}, member: schema})
+            shapes.append({"type": "object", "properties": properties,
+                           "required": [name, member], "additionalProperties": False})
+    return {**defs, "anyOf": shapes}
 
 
 def write(grammar: Grammar, tools: Mapping[str, Any], mode: str) -> str:
@@ -373,10 +519,6 @@ def write(grammar: Grammar, tools: Mapping[str, Any], mode: str) -> str:
         banned = tuple(pattern for name, pattern in terminal_patterns(
             grammar.source, grammar.path, grammar.starts) if name in marks)
     writer = _Writer(grammar, tools, banned)
-    if "json_call" in {own_name(o) for o in writer.rules}:
-        raise ExportError(f"dialect {grammar.name!r}: its calls are JSON values read by "
-                          "the shape its header declares (call_name=, call_arguments=), "
-                          "which is not yet exported")
     if not writer.name_in_tag() and "json_body" not in {own_name(o) for o in writer.rules}:
         raise ExportError(f"dialect {grammar.name!r}: the call's name is a tag attribute; "
                           "writing one attribute into a tag of attributes is not yet "

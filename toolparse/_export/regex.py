@@ -34,7 +34,7 @@ import re._parser as _sre  # type: ignore[import-not-found]
 import re._constants as _c  # type: ignore[import-not-found]
 
 __all__ = ["SUB", "SUPER", "Unsupported", "avoiding", "char", "fits", "literal_head",
-           "rewrite"]
+           "longest", "lookahead_tail", "probes", "rewrite", "unpadded"]
 
 SUB = "sub"
 """Write a pattern that matches at most what the original matches."""
@@ -80,6 +80,7 @@ class _Writer:
         self.fill = fill
         self.numbers = {number: name for name, number in names.items()}
         self.banned = banned
+        self.bound: int | None = None
 
     def is_banned(self, items: Any, flags: int) -> bool:
         """Whether a parsed sequence is one of the `banned` alternatives (accept-only)."""
@@ -177,7 +178,9 @@ class _Writer:
             # A repeat around a fixed group (a tag's attributes, one of them fixed to the
             # call's name) is written once: the one attribute, fixed.
             return None if low > 1 or high < 1 else "(?:" + inner + ")"
-        if high == _MAXREPEAT:
+        if high == _MAXREPEAT and self.bound is not None:
+            bound = f"{{{low},{max(low, self.bound)}}}"
+        elif high == _MAXREPEAT:
             bound = {0: "*", 1: "+"}.get(low, f"{{{low},}}")
         else:
             bound = "?" if (low, high) == (0, 1) else f"{{{low},{high}}}"
@@ -224,16 +227,51 @@ class _Writer:
 
 def rewrite(pattern: str, flags: Iterable[str] = (), *, direction: str = SUB,
             style: str = "rust", fill: Mapping[str | int, str] | None = None,
-            banned: Iterable[str] = ()) -> str | None:
+            banned: Iterable[str] = (), bound: int | None = None) -> str | None:
     """`pattern` (Python syntax, with Lark's flag letters) in the target's syntax;
     None when fixing the groups in `fill` leaves no way to match. An alternative or a
     group that is exactly one of the `banned` patterns (a grammar's accept-only
-    terminals, as Lark inlined them) is left out. Raises Unsupported for what
+    terminals, as Lark inlined them) is left out. With a `bound` (SUB only), a loop
+    without an upper bound takes at most that many turns. Raises Unsupported for what
     `direction` cannot write."""
     letters = "".join(sorted(set(flags)))
     parsed = _sre.parse(f"(?{letters}){pattern}" if letters else pattern)
     writer = _Writer(direction, style, fill or {}, parsed.state.groupdict, banned_keys(banned))
+    writer.bound = bound if direction == SUB else None
     return writer.sequence(parsed, parsed.state.flags)
+
+
+def longest(pattern: str) -> int:
+    """The longest match of `pattern` (Python syntax), in characters (MAXREPEAT: any)."""
+    return int(_sre.parse(pattern).getwidth()[1])
+
+
+def lookahead_tail(pattern: str, flags: Iterable[str] = ()) -> tuple[str, str] | None:
+    """For a pattern that ends in a positive lookahead (DeepSeek V3's closing fence,
+    ```` ```(?=\\s*<｜tool▁call▁end｜>) ````): the pattern before it and the lookahead's
+    own pattern, both in Python syntax; None for any other pattern."""
+    letters = "".join(sorted(set(flags)))
+    parsed = _sre.parse(f"(?{letters}){pattern}" if letters else pattern)
+    items = list(parsed)
+    if not items or items[-1][0] is not _c.ASSERT or items[-1][1][0] != 1:
+        return None
+    flag = parsed.state.flags
+    head = _Writer(SUB, "python", {}, {}).sequence(items[:-1], flag)
+    tail = _Writer(SUPER, "python", {}, {}).sequence(items[-1][1][1], flag)
+    return None if head is None or tail is None else (head, tail)
+
+
+def unpadded(pattern: str) -> str:
+    """`pattern` (Python syntax) without the whitespace loop it starts with (`\\s*`)."""
+    parsed = list(_sre.parse(pattern))
+    while parsed and parsed[0][0] is _c.MAX_REPEAT and parsed[0][1][0] == 0 and \
+            parsed[0][1][2] and all(op is _c.IN and all(
+                o is _c.CATEGORY and a is _c.CATEGORY_SPACE or
+                o is _c.LITERAL and chr(a).isspace() for o, a in arg)
+                for op, arg in parsed[0][1][2]):
+        parsed = parsed[1:]
+    written = _Writer(SUPER, "python", {}, {}).sequence(parsed, 0)
+    return written if written is not None else pattern
 
 
 def _unwrapped(items: Any) -> Any:
@@ -352,22 +390,78 @@ def literal_head_of(items: Any) -> tuple[str, bool]:
     return "".join(head), True
 
 
+# ---- where a pattern stops reading ------------------------------------------------------
+
+def probes(pattern: str, flags: Iterable[str] = ()) -> frozenset[str]:
+    """Texts at which a match of `pattern` may stop being possible: its literal paths,
+    each ended by a character a negated class leaves out, or by what a negative
+    lookahead refuses there (`<(?!\\|end\\|>)` gives `<` and `<|end|>`). The caller
+    tests them (`fits` of the text with a continuation); this only proposes them."""
+    if "i" in flags:
+        return frozenset()
+    found: set[str] = set()
+    _probe(list(_sre.parse(pattern)), "", found)
+    return frozenset(found)
+
+
+def _probe(items: Any, prefix: str, found: set[str]) -> None:
+    for index, (op, arg) in enumerate(items):
+        rest = items[index + 1:]
+        if op is _c.LITERAL:
+            prefix += chr(arg)
+            continue
+        found.add(prefix)
+        if op is _c.NOT_LITERAL:
+            found.add(prefix + chr(arg))
+        elif op is _c.IN and arg and arg[0][0] is _c.NEGATE:
+            found.update(prefix + chr(a) for o, a in arg[1:] if o is _c.LITERAL)
+        elif op is _c.BRANCH:
+            for branch in arg[1]:
+                _probe(list(branch) + rest, prefix, found)
+        elif op is _c.SUBPATTERN:
+            _probe(list(arg[3]) + rest, prefix, found)
+        elif op is _c.ASSERT_NOT:
+            heads = _heads(_Writer(SUB, "python", {}, {}), arg[1], 0) or []
+            found.update(prefix + head for head, _ in heads)
+            continue
+        elif op is _c.ASSERT:
+            continue
+        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT):
+            _probe(list(arg[2]), prefix, found)
+        return
+    found.add(prefix)
+
+
 # ---- texts that contain none of some words ------------------------------------------------
 
 def avoiding(words: Iterable[str]) -> str:
     """An anchored ECMA/Rust pattern for the texts that contain none of `words` (each
     non-empty): the pattern a value gets so that no closing tag is written inside it.
 
-    The words must share their first character and have it nowhere else (every closing
-    tag of a bundled grammar starts with `<` and holds no other): then a text's automaton
+    Where the words share their first character and have it nowhere else (the closing
+    tags of most bundled grammars start with `<` and hold no other), a text's automaton
     has the root, the proper prefixes of the words (a trie), and from any prefix the
     first character leads back to the one-character prefix and any character that
     neither continues a prefix nor completes a word back to the root. So a text is runs
     of other characters and excursions into the trie, written as one expression whose
-    size is that of the trie times its depth. Raises Unsupported otherwise."""
+    size is that of the trie times its depth. Other words (DeepSeek V3's fence ```` ``` ````,
+    whose first character comes again; words with different first characters) get the
+    same automaton in general (the words' prefixes, each character leading to the longest
+    prefix that the text then ends with), turned into an expression by eliminating its
+    states, deepest first."""
     found = sorted(set(words))
     if not found or any(not w for w in found):
         raise Unsupported("an empty word to avoid")
+    # A text that holds none of the shortest words holds none of the others.
+    found = [w for w in found if not any(o != w and o in w for o in found)]
+    try:
+        return _avoiding_trie(found)
+    except Unsupported:
+        return _avoiding_automaton(found)
+
+
+def _avoiding_trie(found: list[str]) -> str:
+    """`avoiding` for words that share a first character found nowhere else in them."""
     singles = "".join(sorted({w for w in found if len(w) == 1}))
     found = [w for w in found if len(w) > 1 and not set(w) & set(singles)]
     never = "".join(char(c, "ecma") for c in singles)
@@ -429,3 +523,62 @@ def _end(node: _Trie) -> str:
     parts = [""] + [char(c, "ecma") + _end(child)
                     for c, child in sorted(node.items()) if child is not None]
     return _alts(parts)
+
+
+def _avoiding_automaton(words: list[str]) -> str:
+    """`avoiding` for any words, none inside another: the automaton whose states are the
+    words' proper prefixes, its transitions the longest prefix a text then ends with,
+    written as an expression by state elimination."""
+    states = sorted({w[:i] for w in words for i in range(len(w))}, key=lambda p: (len(p), p))
+    edges = _automaton(words, states)
+    final = len(states)
+    for k in range(len(states) - 1, 0, -1):
+        _eliminate(edges, k)
+    loop, end = edges.get((0, 0)), edges.get((0, final))
+    return f"^(?:{loop})*(?:{end})$" if loop else f"^(?:{end})$"
+
+
+_Edges = dict[tuple[int, int], str]
+"""(from state, to state) -> the expression of the texts that lead there."""
+
+
+def _automaton(words: list[str], states: list[str]) -> _Edges:
+    """The automaton's edges: state i is `states[i]`, the root 0; every state is final
+    (an edge to the extra state `len(states)` with the empty text)."""
+    index = {p: i for i, p in enumerate(states)}
+    alphabet = sorted(set("".join(words)))
+    edges: _Edges = {}
+    for p in states:
+        targets: dict[int, list[str]] = {}
+        for c in alphabet:
+            text = p + c
+            if any(text.endswith(w) for w in words):
+                continue  # a word completed: no way on
+            longest = next(text[i:] for i in range(len(text) + 1) if text[i:] in index)
+            targets.setdefault(index[longest], []).append(c)
+        # The root takes every character outside the words, and those sent back to it.
+        kept = "".join(char(c, "ecma") for c in alphabet if c not in targets.get(0, []))
+        edges[index[p], 0] = f"[^{kept}]" if kept else "(?s:.)"
+        for target, chars in targets.items():
+            if target:
+                edges[index[p], target] = _klass(chars)
+        edges[index[p], len(states)] = ""
+    return edges
+
+
+def _eliminate(edges: _Edges, k: int) -> None:
+    """Remove state k, each path through it an edge of its own."""
+    loop = edges.pop((k, k), None)
+    star = f"(?:{loop})*" if loop else ""
+    ins = [(i, e) for (i, j), e in edges.items() if j == k]
+    outs = [(j, e) for (i, j), e in edges.items() if i == k]
+    for pair in [key for key in edges if k in key]:
+        del edges[pair]
+    for i, into in ins:
+        for j, out in outs:
+            path = f"(?:{into}){star}(?:{out})"
+            edges[i, j] = f"{edges[i, j]}|{path}" if (i, j) in edges else path
+
+
+def _klass(chars: list[str]) -> str:
+    return "[" + "".join(char(c, "ecma") for c in chars) + "]"
