@@ -19,7 +19,8 @@ Each other row's stream lives in its module (`newline`, `json`).
 
 Cost: each piece is looked at once, except while the start of the value waits (its
 characters are then stepped one by one, until the first certain newline). The common
-piece, once the start is decided, takes one short call (`fast`).
+piece, once the start is decided, takes one short call (`fast`), a piece that ends in
+blanks too.
 """
 
 from __future__ import annotations
@@ -111,17 +112,22 @@ class EdgedStream(ValueStream):
     def fast(self, piece: str) -> str | None:
         """`text(piece)` in the common case of a value streaming, or None when the
         case is not that one (the caller then calls `text`): the start is decided,
-        nothing at the end of `piece` may still change, and what waits before it, if
-        anything, is only blanks (with entities: no `&` in either)."""
+        and (with entities) no `&` is in `piece` or waits before it. Then the text
+        that waits is only blanks, and what waits after this piece is its blank end
+        (`_body_text` without entities to decode or to wait on)."""
         if self.phase != _BODY:
             return None
         pending = self.pending
-        last = piece[-1]
-        if last.isspace() or (self.entities and ("&" in piece or "&" in pending)):
+        if self.entities and ("&" in piece or "&" in pending):
             return None
         if pending:
+            piece = pending + piece
+        if piece[-1].isspace():
+            out = piece.rstrip()
+            self.pending = piece[len(out):]
+            return out
+        if pending:
             self.pending = ""
-            return pending + piece
         return piece
 
     def fast_cdata(self, piece: str) -> str | None:
