@@ -33,8 +33,8 @@ Cost. Between its tags nothing of a call can go out unless a value streams, so t
 engine keeps chunks unlexed until a tag that can make an event (`gates`: the event
 gates of `gates.py`), and a chunk of a value that streams is appended to the value and
 made into its piece in one call (`piece`). Per argument, its member's JSON (which the
-call's `arguments_json` then reuses); per call, at the end of its block, a copy with
-its own text (`finish`).
+call's `arguments_json` then reuses); per call, at the end of its block, its own text
+(`finish`, set in place on the call built here and not yet given out).
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ import functools
 import json
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from json.encoder import encode_basestring
 from typing import Any, Final
 
@@ -184,7 +183,7 @@ class CallProgress:
 
     __slots__ = ("grammar", "policy", "checked", "new_id", "block_start", "calls", "open",
                  "current", "events", "param_starts", "json_starts", "json_chars", "guess", "held",
-                 "event_gates", "live")
+                 "event_gates", "live", "heads")
 
     def __init__(self, grammar: Grammar, *, policy: CallPolicy | None,
                  new_id: Callable[[], str], block_start: int, held: bool = False) -> None:
@@ -215,6 +214,8 @@ class CallProgress:
         roles = grammar.roles
         self.param_starts = roles.param_starts
         self.json_starts = roles.json_starts
+        self.heads = roles.param_starts | roles.json_starts
+        """The first terminals of an argument (or of a JSON body)."""
         self.json_chars = _first_chars(grammar, roles.json_starts)
         self.guess = grammar.header.typing.guesses
         self.live = _NO_PARAM
@@ -342,18 +343,17 @@ class CallProgress:
         call = self.current
         if call is None or not call.started or call.broken or self.checked:
             return
-        values = driver.values
-        at = len(values) - 1
-        while at >= 0 and values[at] is not call.tag:
-            at -= 1
-        head = -1
-        for i in range(len(values) - 1, at, -1):
-            value = values[i]
-            if isinstance(value, Tag) and (value.term in self.param_starts
-                                           or value.term in self.json_starts):
-                head = i
+        # The newest argument's first token above the call's own on the parser's stack.
+        values, tag, heads = driver.values, call.tag, self.heads
+        head = len(values) - 1
+        while head >= 0:
+            value = values[head]
+            if value is tag:
+                return
+            if isinstance(value, Tag) and value.term in heads:
                 break
-        if head < 0:
+            head -= 1
+        else:
             return
         param = call.param
         if param is None or param.head is not values[head]:
@@ -529,8 +529,13 @@ class CallProgress:
         if len(tools) == len(raws) and all(
                 tool is not None and (tool.start, tool.end) == (rc[3], rc[4])
                 for tool, rc in zip(tools, raws)):
-            return tuple(replace(tool, raw=block[tool.start - start:tool.end - start])
-                         for tool in tools if tool is not None)
+            # Each call was built here when its invoke was complete, with no text, and
+            # nothing else holds it yet: it gets its text in place (a copy by
+            # `dataclasses.replace` cost more than the rest of the call's events).
+            for tool in tools:
+                if tool is not None:
+                    _set_raw(tool, block[tool.start - start:tool.end - start])
+            return tuple(tool for tool in tools if tool is not None)
         ids = iter([call.id for call in self.calls])
         return build_calls(raws, block, self.block_start, self.policy,
                            lambda: next(ids, "") or self.new_id(), self.grammar.header.typing)
@@ -610,6 +615,8 @@ _EVENTS_KEPT: Final = 1024
 _new: Final = object.__new__
 _set_delta_index: Final = ArgumentsDelta.__dict__["index"].__set__
 _set_delta_text: Final = ArgumentsDelta.__dict__["text"].__set__
+_set_raw: Final = ToolCall.__dict__["raw"].__set__
+"""Sets a `ToolCall`'s text, before the call is given out (`CallProgress.finish`)."""
 
 
 def make_delta(index: int, text: str) -> ArgumentsDelta:
