@@ -71,12 +71,15 @@ class ValueStream:
 class EdgedStream(ValueStream):
     """The certain prefix of a value read by SPEC 3.1's edges (`xml`, `trim`)."""
 
-    __slots__ = ("entities", "phase", "start", "held", "blank", "watch", "certain", "pending")
+    __slots__ = ("entities", "phase", "body", "start", "held", "blank", "watch", "certain",
+                 "pending")
 
     def __init__(self, entities: bool) -> None:
         self.entities = entities
         """Text runs are entity-decoded (`xml`)."""
         self.phase = _START
+        self.body = False
+        """The phase is BODY (one attribute test for `fast`)."""
         self.start = ""
         """START: the text so far (a lone `\\r`)."""
         self.held: list[tuple[bool, str]] = []
@@ -115,24 +118,23 @@ class EdgedStream(ValueStream):
         and (with entities) no `&` is in `piece` or waits before it. Then the text
         that waits is only blanks, and what waits after this piece is its blank end
         (`_body_text` without entities to decode or to wait on)."""
-        if self.phase != _BODY:
+        if not self.body or ("&" in piece and self.entities):
             return None
         pending = self.pending
-        if self.entities and ("&" in piece or "&" in pending):
-            return None
         if pending:
+            if "&" in pending and self.entities:
+                return None
             piece = pending + piece
+            self.pending = ""
         if piece[-1].isspace():
             out = piece.rstrip()
             self.pending = piece[len(out):]
             return out
-        if pending:
-            self.pending = ""
         return piece
 
     def fast_cdata(self, piece: str) -> str | None:
         """`fast` for `cdata(piece)`."""
-        if self.phase != _BODY:
+        if not self.body:
             return None
         pending = self.pending
         if not pending:
@@ -194,6 +196,7 @@ class EdgedStream(ValueStream):
     def _to_body(self) -> str:
         held, self.held = self.held, []
         self.phase = _BODY
+        self.body = True
         out = []
         for is_cdata, text in held:
             out.append(self._body_cdata(text) if is_cdata else self._body_text(text))

@@ -92,8 +92,15 @@ class JsonStream(ValueStream):
             return out
         return piece
 
-    # Every piece of a JSON body is read the same way, and at the cost of the common case.
-    cdata = fast = fast_cdata = text
+    # Every piece of a JSON body is read the same way, at the cost of the common case.
+    def cdata(self, piece: str) -> str:
+        return self.text(piece)
+
+    def fast(self, piece: str) -> str | None:
+        return self.text(piece)
+
+    def fast_cdata(self, piece: str) -> str | None:
+        return self.text(piece)
 
 
 class _Json(ValueSyntax):
