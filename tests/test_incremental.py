@@ -266,6 +266,25 @@ def test_a_json_body_streams_as_written_and_is_forwarded_as_written() -> None:
     assert "".join(e.text for e in events if isinstance(e, ArgumentsDelta)) == body
 
 
+@pytest.mark.parametrize("text", [
+    '<tool_calls><invoke name="w"><parameter name="s" string="true">\n  a &amp; b  \nc'
+    "defghijklmnopq</parameter></invoke></tool_calls>",
+    '<tool_calls><invoke name="c"><parameter name="s" string="true"><![CDATA[x\n ]]> y z'
+    "abcdefghijklmnopq</parameter></invoke></tool_calls>",
+    '<tool_calls><invoke name="j">\n{"a": "<b>", "c": [1],  "d": 2}\n</invoke></tool_calls>',
+])
+def test_an_empty_chunk_while_a_value_streams_changes_nothing(text: str) -> None:
+    # An empty chunk is normal mid-stream (SPEC G2): in a value that streams it
+    # once raised IndexError.
+    chunks = chunked(text, 4)
+    padded = [piece for chunk in chunks for piece in (chunk, "")]
+    expected = run(chunks, id_factory=ids(), incremental=True)
+    got = run(padded, id_factory=ids(), incremental=True)
+    assert flat(got) == flat(expected)
+    assert any(isinstance(e, ArgumentsDelta) for e in flat(got[:-2]))
+    check_invariants(flat(got))
+
+
 def test_incremental_must_be_a_bool() -> None:
     with pytest.raises(ConfigTypeError, match="incremental"):
         toolparse.StreamParser(incremental="yes")  # type: ignore[arg-type]

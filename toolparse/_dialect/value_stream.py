@@ -19,7 +19,8 @@ Each other row's stream lives in its module (`newline`, `json`).
 
 Cost: each piece is looked at once, except while the start of the value waits (its
 characters are then stepped one by one, until the first certain newline). The common
-piece, once the start is decided, takes one short call (`fast`).
+piece, once the start is decided, takes one short call (`fast`), a piece that ends in
+blanks too.
 """
 
 from __future__ import annotations
@@ -70,12 +71,15 @@ class ValueStream:
 class EdgedStream(ValueStream):
     """The certain prefix of a value read by SPEC 3.1's edges (`xml`, `trim`)."""
 
-    __slots__ = ("entities", "phase", "start", "held", "blank", "watch", "certain", "pending")
+    __slots__ = ("entities", "phase", "body", "start", "held", "blank", "watch", "certain",
+                 "pending")
 
     def __init__(self, entities: bool) -> None:
         self.entities = entities
         """Text runs are entity-decoded (`xml`)."""
         self.phase = _START
+        self.body = False
+        """The phase is BODY (one attribute test for `fast`)."""
         self.start = ""
         """START: the text so far (a lone `\\r`)."""
         self.held: list[tuple[bool, str]] = []
@@ -111,22 +115,26 @@ class EdgedStream(ValueStream):
     def fast(self, piece: str) -> str | None:
         """`text(piece)` in the common case of a value streaming, or None when the
         case is not that one (the caller then calls `text`): the start is decided,
-        nothing at the end of `piece` may still change, and what waits before it, if
-        anything, is only blanks (with entities: no `&` in either)."""
-        if self.phase != _BODY:
+        and (with entities) no `&` is in `piece` or waits before it. Then the text
+        that waits is only blanks, and what waits after this piece is its blank end
+        (`_body_text` without entities to decode or to wait on)."""
+        if not self.body or ("&" in piece and self.entities):
             return None
         pending = self.pending
-        last = piece[-1]
-        if last.isspace() or (self.entities and ("&" in piece or "&" in pending)):
-            return None
         if pending:
+            if "&" in pending and self.entities:
+                return None
+            piece = pending + piece
             self.pending = ""
-            return pending + piece
+        if piece[-1].isspace():
+            out = piece.rstrip()
+            self.pending = piece[len(out):]
+            return out
         return piece
 
     def fast_cdata(self, piece: str) -> str | None:
         """`fast` for `cdata(piece)`."""
-        if self.phase != _BODY:
+        if not self.body:
             return None
         pending = self.pending
         if not pending:
@@ -188,6 +196,7 @@ class EdgedStream(ValueStream):
     def _to_body(self) -> str:
         held, self.held = self.held, []
         self.phase = _BODY
+        self.body = True
         out = []
         for is_cdata, text in held:
             out.append(self._body_cdata(text) if is_cdata else self._body_text(text))

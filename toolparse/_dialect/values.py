@@ -63,6 +63,9 @@ def decode_entities(text: str) -> str:
     return _ENTITY.sub(_entity, text) if "&" in text else text
 
 
+_TEXT_ONLY: Final = frozenset({str})
+"""The types of the pieces of a value without CDATA."""
+
 _TRAILING_NEWLINE: Final = re.compile(r"\r?\n[ \t]*\Z")
 
 Part = str | Cdata
@@ -77,8 +80,8 @@ def edged_text(pieces: Sequence[Any], decode: Callable[[str], str]) -> tuple[str
         return pieces[0].text, True
     if len(pieces) == 1 and type(pieces[0]) is str:
         return _plain_value(pieces[0], decode), False
-    if all(type(piece) is str for piece in pieces):
-        return _plain_value("".join(pieces), decode), False
+    if {*map(type, pieces)} <= _TEXT_ONLY:   # (a value streamed as it arrived has a
+        return _plain_value("".join(pieces), decode), False   # piece per chunk)
     parts = _runs(pieces)
     if not parts:
         return "", False

@@ -33,8 +33,8 @@ Cost. Between its tags nothing of a call can go out unless a value streams, so t
 engine keeps chunks unlexed until a tag that can make an event (`gates`: the event
 gates of `gates.py`), and a chunk of a value that streams is appended to the value and
 made into its piece in one call (`piece`). Per argument, its member's JSON (which the
-call's `arguments_json` then reuses); per call, at the end of its block, a copy with
-its own text (`finish`).
+call's `arguments_json` then reuses); per call, at the end of its block, its own text
+(`finish`, set in place on the call built here and not yet given out).
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ import functools
 import json
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from json.encoder import encode_basestring
 from typing import Any, Final
 
@@ -66,7 +65,7 @@ class Call:
 
     __slots__ = ("tag", "name", "id", "live", "started", "done", "broken", "arguments",
                  "flagged", "members", "sent", "param", "index", "tool", "aborted",
-                 "diverged_at", "repeated")
+                 "diverged_at", "repeated", "escaped", "verbatim")
 
     def __init__(self, tag: Any) -> None:
         self.tag = tag
@@ -102,6 +101,11 @@ class Call:
         """The call built, once its invoke is complete."""
         self.aborted = False
         """Its CallsAborted was made (withdrawn, or its block failed)."""
+        self.escaped: dict[str, ArgumentsDelta] = {}
+        """The events of its streamed pieces so far, by the piece's text before escaping
+        (`CallProgress.piece`): chunks of a few characters repeat, and an event is
+        immutable. `verbatim`: the same for pieces that go out as written (a JSON body)."""
+        self.verbatim: dict[str, ArgumentsDelta] = {}
 
 
 class _Param:
@@ -109,15 +113,23 @@ class _Param:
     much of it went out."""
 
     __slots__ = ("head", "stream", "escape", "sent_from", "main", "main_done", "open",
-                 "open_done", "cdata_sent", "events")
+                 "open_done", "cdata_sent", "events", "sent", "fast", "fast_cdata", "text",
+                 "cdata", "call")
 
-    def __init__(self, head: Any, stream: ValueStream | None, escape: bool = True) -> None:
+    def __init__(self, head: Any, stream: ValueStream | None, escape: bool = True,
+                 call: Call | None = None) -> None:
         self.head = head
         """Its first token (a `Tag`)."""
         self.stream = stream
         """None: it does not stream (it goes out whole when it closes)."""
         self.escape = escape
         """Its pieces go out JSON-escaped (a string value; a JSON body goes as written)."""
+        stream = stream if stream is not None else _SILENT
+        self.fast: Callable[[str], str | None] = stream.fast
+        self.fast_cdata: Callable[[str], str | None] = stream.fast_cdata
+        self.text: Callable[[str], str] = stream.text
+        self.cdata: Callable[[str], str] = stream.cdata
+        """The stream's methods, bound once (`CallProgress.piece`)."""
         self.sent_from = 0
         """Where this member's pieces begin among its call's `sent`."""
         self.main: list[Any] | None = None
@@ -128,8 +140,20 @@ class _Param:
         self.open_done = 0
         self.cdata_sent = 0
         """Characters of that open section already given to the stream."""
-        self.events: dict[str, ArgumentsDelta] = {}
-        """The events of its pieces so far, by the piece's text (`CallProgress.piece`)."""
+        self.call: Call = call if call is not None else _NO_CALL
+        """The call it belongs to (for a streaming argument; else a stand-in)."""
+        self.sent: list[str] = self.call.sent
+        """Its call's `sent` (the same list), and the events of its call's pieces by
+        their text (`Call.escaped` or `Call.verbatim`, as it escapes or not)."""
+        self.events: dict[str, ArgumentsDelta] = (
+            {} if call is None else call.escaped if escape else call.verbatim)
+
+
+_NO_CALL: Final = Call(None)
+"""The call of an argument that does not stream (`_Param.call`)."""
+
+_SILENT: Final = ValueStream()
+"""The stream whose methods an argument that does not stream holds (never asked)."""
 
 
 class Started:
@@ -164,7 +188,7 @@ class CallProgress:
 
     __slots__ = ("grammar", "policy", "checked", "new_id", "block_start", "calls", "open",
                  "current", "events", "param_starts", "json_starts", "json_chars", "guess", "held",
-                 "event_gates")
+                 "event_gates", "live", "heads")
 
     def __init__(self, grammar: Grammar, *, policy: CallPolicy | None,
                  new_id: Callable[[], str], block_start: int, held: bool = False) -> None:
@@ -195,8 +219,12 @@ class CallProgress:
         roles = grammar.roles
         self.param_starts = roles.param_starts
         self.json_starts = roles.json_starts
+        self.heads = roles.param_starts | roles.json_starts
+        """The first terminals of an argument (or of a JSON body)."""
         self.json_chars = _first_chars(grammar, roles.json_starts)
         self.guess = grammar.header.typing.guesses
+        self.live = _NO_PARAM
+        """The argument whose value streams, as `follows` last found it (`piece`)."""
 
     # ---- what the capture and the builders say -------------------------------------------
 
@@ -320,18 +348,17 @@ class CallProgress:
         call = self.current
         if call is None or not call.started or call.broken or self.checked:
             return
-        values = driver.values
-        at = len(values) - 1
-        while at >= 0 and values[at] is not call.tag:
-            at -= 1
-        head = -1
-        for i in range(len(values) - 1, at, -1):
-            value = values[i]
-            if isinstance(value, Tag) and (value.term in self.param_starts
-                                           or value.term in self.json_starts):
-                head = i
+        # The newest argument's first token above the call's own on the parser's stack.
+        values, tag, heads = driver.values, call.tag, self.heads
+        head = len(values) - 1
+        while head >= 0:
+            value = values[head]
+            if value is tag:
+                return
+            if isinstance(value, Tag) and value.term in heads:
                 break
-        if head < 0:
+            head -= 1
+        else:
             return
         param = call.param
         if param is None or param.head is not values[head]:
@@ -368,44 +395,48 @@ class CallProgress:
         if call is None or not call.started or call.broken or self.checked:
             return False
         param = call.param
-        return param is not None and param.stream is not None and (
-            run is param.main or run is param.open)
+        if param is not None and param.stream is not None and (
+                run is param.main or run is param.open):
+            self.live = param
+            return True
+        return False
 
     def piece(self, run: list[Any]) -> list[Any]:
         """The engine appended a chunk to `run` (`follows(run)` was True, and the
         block is outside code for certain, nothing held): its piece of the arguments,
         as the events to give out now (an `ArgumentsDelta`, or none while the chunk's
-        characters are not certain). The hot path of a value that streams."""
-        call = self.current
-        assert call is not None and call.param is not None
-        param = call.param
-        stream = param.stream
-        assert stream is not None
+        characters are not certain). The hot path of a value that streams: the
+        argument is the one `follows` found (`live`), its stream's common case is one
+        bound call (`fast`), and a piece seen before in the call reuses its event."""
+        param = self.live
         chunk = run[-1]
         if run is param.main:
             param.main_done = len(run)
-            out = stream.fast(chunk)
+            if not chunk:
+                return []
+            out = param.fast(chunk)
             if out is None:
-                out = stream.text(chunk)
+                out = param.text(chunk)
         else:
             param.open_done = len(run)
             param.cdata_sent += len(chunk)
-            out = stream.fast_cdata(chunk)
+            out = param.fast_cdata(chunk)
             if out is None:
-                out = stream.cdata(chunk)
+                out = param.cdata(chunk)
         if not out:
             return []
         events = param.events
         event = events.get(out)
         if event is None:
-            # A piece seen before in this value (a short one, mostly: chunks of one
-            # to a few characters repeat) reuses its event; events are immutable.
+            # (`make_delta`, inlined: at 4-char chunks of code, about half the pieces
+            # are new to their call.)
             if len(events) >= _EVENTS_KEPT:
                 events.clear()
-            text = (encode_basestring(out)[1:-1]
-                    if param.escape and _ESCAPED.search(out) is not None else out)
-            event = events[out] = make_delta(call.index, text)
-        call.sent.append(event.text)
+            event = events[out] = _new(ArgumentsDelta)
+            _set_delta_index(event, param.call.index)
+            _set_delta_text(event, encode_basestring(out)[1:-1]
+                            if param.escape and _ESCAPED.search(out) is not None else out)
+        param.sent.append(event.text)
         return [event]
 
     def _begin(self, call: Call, values: list[Any], head: int) -> _Param | None:
@@ -413,7 +444,7 @@ class CallProgress:
         if tag.term in self.json_starts:
             if call.arguments or tag.text != "{":
                 return _Param(tag, None)  # an array (rejected) or after arguments
-            param = _Param(tag, self.grammar.build.body.stream(), escape=False)
+            param = _Param(tag, self.grammar.build.body.stream(), False, call)
             param.sent_from = len(call.sent)
             self._stream(call, param, param.stream.text(tag.text) if param.stream else "")
             return param
@@ -426,7 +457,7 @@ class CallProgress:
             return None
         if not (string_attr is True or self.grammar.header.typing.schema_types):
             return _Param(tag, None)
-        param = _Param(tag, self.grammar.build.values.stream())
+        param = _Param(tag, self.grammar.build.values.stream(), True, call)
         param.sent_from = len(call.sent)
         self._send(call, ("," if call.arguments else "{") + encode_basestring(key) + ':"')
         return param
@@ -500,8 +531,13 @@ class CallProgress:
         if len(tools) == len(raws) and all(
                 tool is not None and (tool.start, tool.end) == (rc[3], rc[4])
                 for tool, rc in zip(tools, raws)):
-            return tuple(replace(tool, raw=block[tool.start - start:tool.end - start])
-                         for tool in tools if tool is not None)
+            # Each call was built here when its invoke was complete, with no text, and
+            # nothing else holds it yet: it gets its text in place (a copy by
+            # `dataclasses.replace` cost more than the rest of the call's events).
+            for tool in tools:
+                if tool is not None:
+                    _set_raw(tool, block[tool.start - start:tool.end - start])
+            return tuple(tool for tool in tools if tool is not None)
         ids = iter([call.id for call in self.calls])
         return build_calls(raws, block, self.block_start, self.policy,
                            lambda: next(ids, "") or self.new_id(), self.grammar.header.typing)
@@ -568,6 +604,9 @@ def _hooked(grammar: Grammar) -> tuple[tuple[int, str], ...]:
     return tuple(found)
 
 
+_NO_PARAM: Final = _Param(None, None)
+"""`CallProgress.live` before any argument streams."""
+
 _ESCAPED: Final = re.compile(r'["\\\x00-\x1f]')
 """A character `json.dumps` escapes (with `ensure_ascii=False`): a piece without one
 goes out as it is."""
@@ -578,6 +617,8 @@ _EVENTS_KEPT: Final = 1024
 _new: Final = object.__new__
 _set_delta_index: Final = ArgumentsDelta.__dict__["index"].__set__
 _set_delta_text: Final = ArgumentsDelta.__dict__["text"].__set__
+_set_raw: Final = ToolCall.__dict__["raw"].__set__
+"""Sets a `ToolCall`'s text, before the call is given out (`CallProgress.finish`)."""
 
 
 def make_delta(index: int, text: str) -> ArgumentsDelta:

@@ -82,25 +82,25 @@ class JsonStream(ValueStream):
         """The end of the text so far, not given out yet (whitespace)."""
 
     def text(self, piece: str) -> str:
-        text = self.pending + piece
-        cut = len(text.rstrip())
-        self.pending = text[cut:]
-        return text[:cut]
+        pending = self.pending
+        if pending:
+            piece = pending + piece
+            self.pending = ""
+        if piece[-1:].isspace():
+            out = piece.rstrip()
+            self.pending = piece[len(out):]
+            return out
+        return piece
 
+    # Every piece of a JSON body is read the same way, at the cost of the common case.
     def cdata(self, piece: str) -> str:
         return self.text(piece)
 
     def fast(self, piece: str) -> str | None:
-        if piece[-1].isspace():
-            return None
-        pending = self.pending
-        if pending:
-            self.pending = ""
-            return pending + piece
-        return piece
+        return self.text(piece)
 
     def fast_cdata(self, piece: str) -> str | None:
-        return self.fast(piece)
+        return self.text(piece)
 
 
 class _Json(ValueSyntax):
