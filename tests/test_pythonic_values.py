@@ -83,9 +83,15 @@ def test_python_literals_become_json(acme: toolparse.Dialect, body: str, argumen
     ("'printf a\x00b'", "printf a\x00b"),
     (r"'\ud83d'", "\ud83d"),               # a lone surrogate: escaped in the JSON text
 ])
-def test_strings_and_their_escapes(acme: toolparse.Dialect, literal: str, text: str) -> None:
+def test_strings_and_their_escapes(acme: toolparse.Dialect, literal: str, text: str,
+                                   check_chunkings: Any) -> None:
     call = _one(f"f(s={literal})", acme)
     assert call.arguments == {"s": text}
+    # A row of text runs and escapes may arrive as one piece (far from the text's end,
+    # the lexer reads a row of them in one match), or cut anywhere.
+    far = toolparse.parse(f"<calls>f(s={literal})</calls>" + " tail" * 400, dialect=acme)
+    assert far.calls[0].arguments == {"s": text}
+    check_chunkings(f"<calls>f(s={literal}, t=[{literal}])</calls>", dialect=acme)
     assert (call.arguments_text or "").isascii() or "\ud83d" not in (call.arguments_text or "")
 
 

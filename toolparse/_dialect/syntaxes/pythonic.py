@@ -65,17 +65,21 @@ class PythonicArguments(Body):
     __slots__ = ()
 
 
-def _escape(piece: str) -> str:
-    """The character(s) an escape stands for (`piece` starts with a backslash)."""
-    code = piece[1:]
+_ESCAPE: Final = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.S)
+"""An escape, as python.lark reads one (which decided that each is well formed)."""
+
+
+def _escape(m: re.Match[str]) -> str:
+    """The character(s) an escape stands for."""
+    code = m.group(1)
     simple = _SIMPLE_ESCAPES.get(code)
     if simple is not None:
         return simple
-    if code[0] in "xuU" and len(code) > 1:
+    if len(code) > 1:     # `\x41`, `\u00e9`, `\U0001F600`
         return chr(int(code[1:], 16))
-    if code.isdigit():   # `\0`: one octal digit (python.lark reads no longer one)
+    if code.isdigit():    # `\0`: one octal digit (python.lark reads no longer one)
         return chr(int(code, 8))
-    return piece         # an escape Python does not know: the two characters
+    return m.group(0)     # an escape Python does not know: the two characters
 
 
 def _json_string(text: str) -> str:
@@ -85,8 +89,11 @@ def _json_string(text: str) -> str:
 
 
 def py_string(children: list[Any]) -> tuple[int, str]:
-    pieces = [piece for piece in flat(children) if not isinstance(piece, Tag)]
-    text = "".join(_escape(piece) if piece[:1] == "\\" else piece for piece in pieces)
+    # The pieces are the string's text as written, cut anywhere (a row of text runs and
+    # escapes can be one piece): the escapes are decoded in the joined text.
+    text = "".join(piece for piece in flat(children) if not isinstance(piece, Tag))
+    if "\\" in text:
+        text = _ESCAPE.sub(_escape, text)
     return (TEXT, _json_string(text))
 
 
