@@ -61,6 +61,7 @@ ONE_LINE = {
     "hunyuan_a13b": '<tool_calls>[{{"name": "{name}", "arguments": {{}}}}]</tool_calls>',
     "minimax_m1": '<tool_calls>{{"name": "{name}", "arguments": {{}}}}</tool_calls>',
     "mistral": "[TOOL_CALLS]{name}[ARGS]{{}}",
+    "olmo3": "<function_calls>{name}()</function_calls>",
 }
 
 ONE_LINE["deepseek_v3"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}"
@@ -396,6 +397,18 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
         ('[TOOL_CALLS]a[ARGS]{"p": 1}', '[TOOL_CALLS]run[ARGS]{"command": "rm -rf build"}',
          "[TOOL_CALLS]b[ARGS]{}"),
         "", "", "}", True),
+    Sample(
+        "olmo3",
+        (("<function_calls>read_file(path='README.md')</function_calls>",
+          [("read_file", {"path": "README.md"})]),
+         ("<function_calls>x(a=[1, '<b>`)]', (2,)], b={'k': None})\ny()</function_calls>",
+          [("x", {"a": [1, "<b>`)]", [2]], "b": {"k": None}}), ("y", {})]),
+         ('<function_calls>s(q="</function_calls>", n=-1.5, t=True)</function_calls>',
+          [("s", {"q": "</function_calls>", "n": -1.5, "t": True})])),
+        ("<function_calls>", "</function_calls>", "a(", "b=", "'", '"', ")", "(", "[", "]",
+         "x.y", "<function_", "c(d=1)"),
+        ("a(p=1)\n", "run(command='rm -rf build', n=1)\n", "b(q=1)"),
+        "<function_calls>", "</function_calls>", "=1)", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

@@ -1,0 +1,40 @@
+"""The dialects that write calls as Python (SPEC 5.3 c): olmo3, lfm2, pythonic. The
+serving engines' own test texts are corpus cases (corpus/<dialect>/engine-*); here, what
+a case cannot say: `auto`'s choice, bad input, and chunking over whole answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import toolparse
+from conftest import check_chunkings  # noqa: F401  (the fixture)
+
+OLMO3 = "<function_calls>get_weather(city='Martha\\'s Vineyard', n=[1, (2,)])\ng()</function_calls>"
+
+
+def _calls(text: str, dialect: str, **options: Any) -> list[tuple[str, Any]]:
+    return [(c.name, c.arguments) for c in toolparse.parse(text, dialect=dialect, **options).calls]
+
+
+def test_olmo3_under_auto_is_chosen_by_the_token_after_the_wrapper(check_chunkings: Any) -> None:
+    expected = [("get_weather", {"city": "Martha's Vineyard", "n": [1, [2]]}), ("g", {})]
+    assert _calls(OLMO3, "olmo3") == _calls(OLMO3, "auto") == expected
+    anthropic = ('<function_calls>\n<invoke name="read_file">\n<parameter name="path">a.py'
+                 '</parameter>\n</invoke>\n</function_calls>')
+    assert _calls(anthropic, "auto") == [("read_file", {"path": "a.py"})]
+    check_chunkings(f"Both: {OLMO3}\n{anthropic} done", dialect="auto")
+
+
+def test_olmo3_brackets_and_the_close_tag_inside_strings_end_nothing(check_chunkings: Any) -> None:
+    text = "<function_calls>f(a=')]}</function_calls>', b=\"'([\")</function_calls> after"
+    assert _calls(text, "olmo3") == [("f", {"a": ")]}</function_calls>", "b": "'(["})]
+    check_chunkings(text, dialect="olmo3")
+
+
+@pytest.mark.parametrize("value", ["__import__('os').system('x')", "os.environ", "open('f')",
+                                   "x", "[1, y]", "{'k': eval('1')}"])
+def test_olmo3_no_value_is_ever_evaluated(value: str) -> None:
+    result = toolparse.parse(f"<function_calls>f(a={value})</function_calls>", dialect="olmo3")
+    assert result.calls == () and [f.reason for f in result.failures] == ["not_literal"]
