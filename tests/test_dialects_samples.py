@@ -62,6 +62,7 @@ ONE_LINE = {
     "minimax_m1": '<tool_calls>{{"name": "{name}", "arguments": {{}}}}</tool_calls>',
     "mistral": "[TOOL_CALLS]{name}[ARGS]{{}}",
     "olmo3": "<function_calls>{name}()</function_calls>",
+    "lfm2": "<|tool_call_start|>[{name}()]<|tool_call_end|>",
 }
 
 ONE_LINE["deepseek_v3"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}"
@@ -409,6 +410,18 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
          "x.y", "<function_", "c(d=1)"),
         ("a(p=1)\n", "run(command='rm -rf build', n=1)\n", "b(q=1)"),
         "<function_calls>", "</function_calls>", "=1)", False),
+    Sample(
+        "lfm2",
+        (("<|tool_call_start|>[read_file(path='README.md')]<|tool_call_end|>",
+          [("read_file", {"path": "README.md"})]),
+         ("<|tool_call_start|> [x(a=[1, '<b>`)]', (2,)], b={'k': None}), y()]<|tool_call_end|>",
+          [("x", {"a": [1, "<b>`)]", [2]], "b": {"k": None}}), ("y", {})]),
+         ('<|tool_call_start|>[{"name": "s", "arguments": {"q": "]<|tool_call_end|>"}}]'
+          '<|tool_call_end|>', [("s", {"q": "]<|tool_call_end|>"})])),
+        ("<|tool_call_start|>", "<|tool_call_end|>", "a(", "b=", "'", '"', ")", "(", "[", "]",
+         "x.y", "<|tool_", "c(d=1)", '{"name": "e"}'),
+        ("a(p=1),", "run(command='rm -rf build', n=1),", "b(q=1)"),
+        "<|tool_call_start|>[", "]<|tool_call_end|>", "=1)", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

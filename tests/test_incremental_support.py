@@ -317,6 +317,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
                               '{{"name": "{name}", "arguments": {args}}}', lines=True),
     "mistral": _mistral,
     "olmo3": _pythonic("<function_calls>", "</function_calls>", listed=False),
+    "lfm2": _pythonic("<|tool_call_start|>", "<|tool_call_end|>", listed=True),
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

@@ -38,3 +38,23 @@ def test_olmo3_brackets_and_the_close_tag_inside_strings_end_nothing(check_chunk
 def test_olmo3_no_value_is_ever_evaluated(value: str) -> None:
     result = toolparse.parse(f"<function_calls>f(a={value})</function_calls>", dialect="olmo3")
     assert result.calls == () and [f.reason for f in result.failures] == ["not_literal"]
+
+
+def test_lfm2_reads_python_calls_or_json_calls_but_not_both_in_one_list(
+        check_chunkings: Any) -> None:
+    python = "<|tool_call_start|>[f(a=1), g()]<|tool_call_end|>"
+    json_form = '<|tool_call_start|>[{"name": "f", "arguments": {"a": 1}}, {"name": "g"}]<|tool_call_end|>'
+    assert _calls(python, "lfm2") == _calls(json_form, "lfm2") == [("f", {"a": 1}), ("g", {})]
+    assert _calls(python, "auto") == _calls(json_form, "auto") == [("f", {"a": 1}), ("g", {})]
+    mixed = toolparse.parse('<|tool_call_start|>[f(a=1), {"name": "g"}]<|tool_call_end|>',
+                            dialect="lfm2")
+    assert mixed.calls == () and [f.reason for f in mixed.failures] == ["unexpected_token"]
+    check_chunkings(f"A {python} B {json_form} C", dialect="lfm2")
+
+
+def test_lfm2_an_empty_list_is_a_block_of_no_call() -> None:
+    for text in ("<|tool_call_start|>[]<|tool_call_end|>", "<|tool_call_start|>[ \n]<|tool_call_end|>"):
+        result = toolparse.parse(text + "\nok", dialect="lfm2")
+        (block, after) = result.events
+        assert isinstance(block, toolparse.ToolCallBlock) and block.calls == () and block.raw == text
+        assert after.text == "\nok" and result.failures == ()

@@ -264,6 +264,8 @@ MARKUP: Final[dict[str, Markup]] = {
     "mistral": Markup(_mistral, ("[TOOL_CALLS]", "[TOOL_CALLS]x[ARGS]", "[ARGS]"), per_call=True),
     "olmo3": Markup(_pythonic("<function_calls>", "</function_calls>", listed=False),
                     ("<function_calls>", "x(a=1)", "</function_calls>")),
+    "lfm2": Markup(_pythonic("<|tool_call_start|>", "<|tool_call_end|>", listed=True),
+                   ("<|tool_call_start|>", "[x(a=1)]", "<|tool_call_end|>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
