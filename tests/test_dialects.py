@@ -52,7 +52,8 @@ def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> No
                              "longcat": "json", "internlm": "json", "nemotron": "json",
                              "cohere": "json", "apertus": "json", "hunyuan_a13b": "json",
                              "minimax_m1": "json", "mistral": "json",
-                             "olmo3": "pythonic", "lfm2": "pythonic"}.get(dialect, "schema")
+                             "olmo3": "pythonic", "lfm2": "pythonic",
+                             "pythonic": "pythonic"}.get(dialect, "schema")
 
 
 def test_the_cli_lists_each_dialect_with_its_description(capsys) -> None:

@@ -63,6 +63,7 @@ ONE_LINE = {
     "mistral": "[TOOL_CALLS]{name}[ARGS]{{}}",
     "olmo3": "<function_calls>{name}()</function_calls>",
     "lfm2": "<|tool_call_start|>[{name}()]<|tool_call_end|>",
+    "pythonic": "<|python_start|>[{name}()]<|python_end|>",
 }
 
 ONE_LINE["deepseek_v3"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}"
@@ -422,6 +423,20 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
          "x.y", "<|tool_", "c(d=1)", '{"name": "e"}'),
         ("a(p=1),", "run(command='rm -rf build', n=1),", "b(q=1)"),
         "<|tool_call_start|>[", "]<|tool_call_end|>", "=1)", False),
+    Sample(
+        "pythonic",
+        # (No sample ends with `<|python_end|>`: the block is complete at its `]`, so a
+        # sample cut after that would still be a block; corpus/pythonic has the end token.)
+        (("<|python_start|>[read_file(path='README.md')]",
+          [("read_file", {"path": "README.md"})]),
+         ("<|python_start|>\n[x(a=[1, '<b>`)]', (2,)], b={'k': None}), y()]",
+          [("x", {"a": [1, "<b>`)]", [2]], "b": {"k": None}}), ("y", {})]),
+         ('<|python_start|>[s(q="]<|python_end|>", n=-1.5)]',
+          [("s", {"q": "]<|python_end|>", "n": -1.5})])),
+        ("<|python_start|>", "<|python_end|>", "a(", "b=", "'", '"', ")", "(", "[", "]",
+         "x.y", "<|python_", "c(d=1)", "]<|python_end|>"),
+        ("a(p=1),", "run(command='rm -rf build', n=1),", "b(q=1)"),
+        "<|python_start|>[", "]<|python_end|>", "=1)", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

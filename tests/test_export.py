@@ -29,7 +29,8 @@ NOT_EXPORTED = {"deepseek_v3": "do not share a first character",
                 "mistral": "holds a name outside a call",
                 **{name: "JSON values read by the shape its header declares" for name in (
                     "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1")},
-                "olmo3": "Python calls whose literals", "lfm2": "Python calls whose literals"}
+                "olmo3": "Python calls whose literals", "lfm2": "Python calls whose literals",
+                "pythonic": "Python calls whose literals"}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
 REFUSED_MODES = {("gpt_oss", "auto"): "do not share a first character"}
 """Exported dialects refused in one mode: free text beside harmony's headers."""

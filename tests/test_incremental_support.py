@@ -318,6 +318,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "mistral": _mistral,
     "olmo3": _pythonic("<function_calls>", "</function_calls>", listed=False),
     "lfm2": _pythonic("<|tool_call_start|>", "<|tool_call_end|>", listed=True),
+    "pythonic": _pythonic("<|python_start|>", "<|python_end|>", listed=True),
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

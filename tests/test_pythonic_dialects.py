@@ -58,3 +58,43 @@ def test_lfm2_an_empty_list_is_a_block_of_no_call() -> None:
         (block, after) = result.events
         assert isinstance(block, toolparse.ToolCallBlock) and block.calls == () and block.raw == text
         assert after.text == "\nok" and result.failures == ()
+
+
+def test_pythonic_a_missing_end_token_ends_the_block_where_the_list_closes(
+        check_chunkings: Any) -> None:
+    for end in ("<|python_end|>", ""):
+        text = f"<|python_start|>[f(a=']'), g()]{end} The answer."
+        result = toolparse.parse(text, dialect="pythonic")
+        block, after = result.events
+        assert isinstance(block, toolparse.ToolCallBlock)
+        assert [(c.name, c.arguments) for c in block.calls] == [("f", {"a": "]"}), ("g", {})]
+        assert after.text == " The answer."
+        check_chunkings(text, dialect="pythonic")
+
+
+def test_pythonic_a_failed_list_runs_to_its_end_token_not_to_a_bracket_inside(
+        check_chunkings: Any) -> None:
+    text = "<|python_start|>[f(a=[1]), g(b=x)]<|python_end|> after"
+    result = toolparse.parse(text, dialect="pythonic")
+    assert result.calls == ()
+    assert [e.text for e in result.events] == [text[:-6], " after"]
+    check_chunkings(text, dialect="pythonic")
+
+
+@pytest.mark.parametrize("dialect", ["pythonic", "auto"])
+def test_a_python_list_in_the_middle_of_an_answer_is_text(dialect: str,
+                                                         check_chunkings: Any) -> None:
+    # SPEC 5.3 b: the bare list counts only at the stream's start (and, until anchored
+    # openers land, not even there); in an answer it is text, never a call.
+    for text in ("I will check. [get_weather(city='Tokyo')]\n",
+                 "Use `[f(a=1)]` or [g(b=2), h()] here.", "[1, 2] and [f()]"):
+        result = toolparse.parse(text, dialect=dialect)
+        assert result.calls == () and result.failures == () and result.text == text
+        check_chunkings(text, dialect=dialect)
+
+
+def test_pythonic_a_value_that_never_closes_fails_at_max_capture_with_its_text() -> None:
+    text = "<|python_start|>[f(a='" + "x" * 5000 + "]<|python_end|>" + " tail"
+    result = toolparse.parse(text, dialect="pythonic", max_capture=2000)
+    assert result.calls == () and result.failures[0].reason == "max_capture"
+    assert "".join(e.text for e in result.events) == text

@@ -266,6 +266,8 @@ MARKUP: Final[dict[str, Markup]] = {
                     ("<function_calls>", "x(a=1)", "</function_calls>")),
     "lfm2": Markup(_pythonic("<|tool_call_start|>", "<|tool_call_end|>", listed=True),
                    ("<|tool_call_start|>", "[x(a=1)]", "<|tool_call_end|>")),
+    "pythonic": Markup(_pythonic("<|python_start|>", "<|python_end|>", listed=True),
+                       ("<|python_start|>", "[x(a=1)]", "<|python_end|>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
