@@ -61,6 +61,9 @@ ONE_LINE = {
     "hunyuan_a13b": '<tool_calls>[{{"name": "{name}", "arguments": {{}}}}]</tool_calls>',
     "minimax_m1": '<tool_calls>{{"name": "{name}", "arguments": {{}}}}</tool_calls>',
     "mistral": "[TOOL_CALLS]{name}[ARGS]{{}}",
+    "olmo3": "<function_calls>{name}()</function_calls>",
+    "lfm2": "<|tool_call_start|>[{name}()]<|tool_call_end|>",
+    "pythonic": "<|python_start|>[{name}()]<|python_end|>",
 }
 
 ONE_LINE["deepseek_v3"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}"
@@ -396,6 +399,44 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
         ('[TOOL_CALLS]a[ARGS]{"p": 1}', '[TOOL_CALLS]run[ARGS]{"command": "rm -rf build"}',
          "[TOOL_CALLS]b[ARGS]{}"),
         "", "", "}", True),
+    Sample(
+        "olmo3",
+        (("<function_calls>read_file(path='README.md')</function_calls>",
+          [("read_file", {"path": "README.md"})]),
+         ("<function_calls>x(a=[1, '<b>`)]', (2,)], b={'k': None})\ny()</function_calls>",
+          [("x", {"a": [1, "<b>`)]", [2]], "b": {"k": None}}), ("y", {})]),
+         ('<function_calls>s(q="</function_calls>", n=-1.5, t=True)</function_calls>',
+          [("s", {"q": "</function_calls>", "n": -1.5, "t": True})])),
+        ("<function_calls>", "</function_calls>", "a(", "b=", "'", '"', ")", "(", "[", "]",
+         "x.y", "<function_", "c(d=1)"),
+        ("a(p=1)\n", "run(command='rm -rf build', n=1)\n", "b(q=1)"),
+        "<function_calls>", "</function_calls>", "=1)", False),
+    Sample(
+        "lfm2",
+        (("<|tool_call_start|>[read_file(path='README.md')]<|tool_call_end|>",
+          [("read_file", {"path": "README.md"})]),
+         ("<|tool_call_start|> [x(a=[1, '<b>`)]', (2,)], b={'k': None}), y()]<|tool_call_end|>",
+          [("x", {"a": [1, "<b>`)]", [2]], "b": {"k": None}}), ("y", {})]),
+         ('<|tool_call_start|>[{"name": "s", "arguments": {"q": "]<|tool_call_end|>"}}]'
+          '<|tool_call_end|>', [("s", {"q": "]<|tool_call_end|>"})])),
+        ("<|tool_call_start|>", "<|tool_call_end|>", "a(", "b=", "'", '"', ")", "(", "[", "]",
+         "x.y", "<|tool_", "c(d=1)", '{"name": "e"}'),
+        ("a(p=1),", "run(command='rm -rf build', n=1),", "b(q=1)"),
+        "<|tool_call_start|>[", "]<|tool_call_end|>", "=1)", False),
+    Sample(
+        "pythonic",
+        # (No sample ends with `<|python_end|>`: the block is complete at its `]`, so a
+        # sample cut after that would still be a block; corpus/pythonic has the end token.)
+        (("<|python_start|>[read_file(path='README.md')]",
+          [("read_file", {"path": "README.md"})]),
+         ("<|python_start|>\n[x(a=[1, '<b>`)]', (2,)], b={'k': None}), y()]",
+          [("x", {"a": [1, "<b>`)]", [2]], "b": {"k": None}}), ("y", {})]),
+         ('<|python_start|>[s(q="]<|python_end|>", n=-1.5)]',
+          [("s", {"q": "]<|python_end|>", "n": -1.5})])),
+        ("<|python_start|>", "<|python_end|>", "a(", "b=", "'", '"', ")", "(", "[", "]",
+         "x.y", "<|python_", "c(d=1)", "]<|python_end|>"),
+        ("a(p=1),", "run(command='rm -rf build', n=1),", "b(q=1)"),
+        "<|python_start|>[", "]<|python_end|>", "=1)", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

@@ -24,7 +24,7 @@ CHECKED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2
 """The dialects whose accepted corpus blocks the grammar is checked to write."""
 EXPORTED = CHECKED
 """The dialects whose grammar is walked: what it lets a model write parses as valid."""
-NOT_EXPORTED: dict[str, str] = {}
+NOT_EXPORTED = {name: "Python calls whose literals" for name in ("olmo3", "lfm2", "pythonic")}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
 REFUSED_MODES: dict[tuple[str, str], str] = {}
 """Exported dialects refused in one mode, with the reason."""

@@ -247,6 +247,49 @@ def _mistral(calls: Sequence[Call]) -> str:
     return "".join(f"[TOOL_CALLS]{call.name}[ARGS]{call.arguments_text()}" for call in calls)
 
 
+def _py_literal(value: Any) -> str:
+    """A JSON value as a Python literal (`repr`: single quotes, `True`, `None`)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_py_literal(k)}: {_py_literal(v)}"
+                               for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_py_literal(v) for v in value) + "]"
+    return repr(value)
+
+
+def _py_value(value: Value) -> str:
+    """A value written as Python: the literal of its JSON when it is JSON and not marked
+    a string, else a string."""
+    if not value.string:
+        try:
+            return _py_literal(json.loads(value.text))
+        except ValueError:
+            pass
+    return repr(value.text)
+
+
+def _py_call(call: Call) -> str:
+    """A call written as Python (SPEC 5.3 c); a body that is no JSON object is written
+    as one positional string (which fails its block: not_literal)."""
+    if call.body is None:
+        return f"{call.name}(" + ", ".join(f"{k}={_py_value(v)}" for k, v in call.params) + ")"
+    try:
+        parsed = json.loads(call.body)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict) or not all(str(k).isidentifier() for k in parsed):
+        return f"{call.name}({call.body!r})"
+    return f"{call.name}(" + ", ".join(f"{k}={_py_literal(v)}" for k, v in parsed.items()) + ")"
+
+
+def _pythonic(open_tag: str, close_tag: str, listed: bool) -> Callable[[Sequence[Call]], str]:
+    def write(calls: Sequence[Call]) -> str:
+        items = [_py_call(call) for call in calls]
+        body = "[" + ", ".join(items) + "]" if listed else "\n".join(items)
+        return f"{open_tag}{body}{close_tag}"
+    return write
+
+
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "deepseek": _xml("tool_calls", dsml=True),
     "anthropic": _xml("function_calls", dsml=False),
@@ -273,6 +316,9 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "minimax_m1": _json_calls("<tool_calls>", "</tool_calls>",
                               '{{"name": "{name}", "arguments": {args}}}', lines=True),
     "mistral": _mistral,
+    "olmo3": _pythonic("<function_calls>", "</function_calls>", listed=False),
+    "lfm2": _pythonic("<|tool_call_start|>", "<|tool_call_end|>", listed=True),
+    "pythonic": _pythonic("<|python_start|>", "<|python_end|>", listed=True),
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

@@ -144,7 +144,8 @@ def test_spellings_of_patterns() -> None:
 def test_every_failure_code_of_the_engine_has_its_sentence() -> None:
     # The codes the engine gives, read from its source: a new one must get a sentence.
     sources = [REPO / "toolparse" / "_dialect" / "build.py",
-               REPO / "toolparse" / "_stream" / "capture.py"]
+               REPO / "toolparse" / "_stream" / "capture.py",
+               *sorted((REPO / "toolparse" / "_dialect" / "syntaxes").glob("*.py"))]
     codes = set()
     for source in sources:
         text = source.read_text(encoding="utf-8")

@@ -45,7 +45,7 @@ __all__ = ["FAILURE_REASONS", "REJECTION_REASONS", "failure_message", "failure_s
            "quoted", "rejection_message", "spelling"]
 
 FAILURE_REASONS: Final = ("unexpected_token", "truncated", "max_capture", "invalid_name",
-                          "repeated_attribute", "invalid_call", "diverged")
+                          "repeated_attribute", "invalid_call", "diverged", "not_literal")
 """The `BlockFailure.reason` codes the engine gives, each with its own sentence."""
 
 REJECTION_REASONS: Final = ("unknown_tool", "truncated", "invalid_json", "not_object",
@@ -121,6 +121,9 @@ def failure_sentence(failure: BlockFailure, text: str, grammar: Grammar, *,
     if reason == "invalid_call":
         return (f"the call at line {line} is not one JSON object holding a name and its "
                 "arguments")
+    if reason == "not_literal":
+        return (f"the call at line {line} has a positional argument or a value that is no "
+                "Python literal (a name, an attribute, a call); nothing of it is evaluated")
     if reason == "diverged":
         return ("the call's streamed arguments turned out other than its final ones (a "
                 "name written twice, a body that is not one object); it is withdrawn")

@@ -191,6 +191,23 @@ def _mistral(calls: list[Call]) -> str:
     return "".join(f"[TOOL_CALLS]{name}[ARGS]{_arguments(params)}" for name, params in calls)
 
 
+def _py_literal(value: Any) -> str:
+    """A JSON value as a Python literal (`repr`: single quotes, `True`, `None`)."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_py_literal(item) for item in value) + "]"
+    return repr(value)
+
+
+def _pythonic(open_tag: str, close_tag: str, listed: bool) -> Callable[[list[Call]], str]:
+    """Calls written as Python (SPEC 5.3 c): a list `[f(a=1), g()]`, or one per line."""
+    def write(calls: list[Call]) -> str:
+        items = [f"{name}(" + ", ".join(f"{k}={_py_literal(v)}" for k, v in params) + ")"
+                 for name, params in calls]
+        body = "[" + ", ".join(items) + "]" if listed else "\n".join(items)
+        return f"{open_tag}{body}{close_tag}"
+    return write
+
+
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -245,6 +262,12 @@ MARKUP: Final[dict[str, Markup]] = {
                                      '{{"name": "{name}", "arguments": {args}}}', lines=True),
                          ("<tool_calls>", '{"name": "x"}', "</tool_calls>")),
     "mistral": Markup(_mistral, ("[TOOL_CALLS]", "[TOOL_CALLS]x[ARGS]", "[ARGS]"), per_call=True),
+    "olmo3": Markup(_pythonic("<function_calls>", "</function_calls>", listed=False),
+                    ("<function_calls>", "x(a=1)", "</function_calls>")),
+    "lfm2": Markup(_pythonic("<|tool_call_start|>", "<|tool_call_end|>", listed=True),
+                   ("<|tool_call_start|>", "[x(a=1)]", "<|tool_call_end|>")),
+    "pythonic": Markup(_pythonic("<|python_start|>", "<|python_end|>", listed=True),
+                       ("<|python_start|>", "[x(a=1)]", "<|python_end|>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 

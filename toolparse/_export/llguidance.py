@@ -519,6 +519,10 @@ def write(grammar: Grammar, tools: Mapping[str, Any], mode: str) -> str:
         banned = tuple(pattern for name, pattern in terminal_patterns(
             grammar.source, grammar.path, grammar.starts) if name in marks)
     writer = _Writer(grammar, tools, banned)
+    if "py_arguments" in {own_name(o) for o in writer.rules}:
+        raise ExportError(f"dialect {grammar.name!r}: its calls are Python calls whose "
+                          "literals the pythonic value syntax builds into JSON (SPEC 5.3 c), "
+                          "which is not yet exported")
     if not writer.name_in_tag() and "json_body" not in {own_name(o) for o in writer.rules}:
         raise ExportError(f"dialect {grammar.name!r}: the call's name is a tag attribute; "
                           "writing one attribute into a tag of attributes is not yet "

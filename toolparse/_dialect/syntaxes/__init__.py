@@ -2,11 +2,12 @@
 
 The grammar header names two rows (SPEC 5.1):
 
-    //! toolparse: typing=attribute|schema|json  value_edges=xml|trim|newline|none
+    //! toolparse: typing=attribute|schema|json|pythonic  value_edges=xml|trim|newline|none
 
 `typing=` says how values are typed: `attribute` (SPEC 3's reading and DSML's
-`string=`), `schema` (a schema alone types a value) or `json` (the arguments are one
-JSON text). `value_edges=` says how a parameter's value text reads: `xml` (SPEC 3.1),
+`string=`), `schema` (a schema alone types a value), `json` (the arguments are one
+JSON text) or `pythonic` (calls written as Python, their arguments built into one JSON
+text). `value_edges=` says how a parameter's value text reads: `xml` (SPEC 3.1),
 `trim` (the same without entities), `newline` (one leading and one trailing newline
 dropped) or `none` (as written). Each name becomes its row once, at load (`named`); what
 a row answers is `base.ValueSyntax`'s list.
@@ -27,6 +28,7 @@ from toolparse._dialect.syntaxes.base import TYPING, VALUE_EDGES, ValueSyntax
 from toolparse._dialect.syntaxes.json import JSON
 from toolparse._dialect.syntaxes.newline import NEWLINE
 from toolparse._dialect.syntaxes.none import NONE
+from toolparse._dialect.syntaxes.pythonic import PYTHONIC
 from toolparse._dialect.syntaxes.schema import SCHEMA
 from toolparse._dialect.syntaxes.trim import TRIM
 from toolparse._dialect.syntaxes.xml import XML
@@ -36,7 +38,7 @@ __all__ = ["DEFAULTS", "RULE_SYNTAXES", "TYPING", "VALUE_EDGES", "VALUE_SYNTAXES
            "ValueSyntax", "named", "names"]
 
 VALUE_SYNTAXES: Final = {row.name: row for row in (
-    ATTRIBUTE, SCHEMA, JSON,        # typing=
+    ATTRIBUTE, SCHEMA, JSON, PYTHONIC,   # typing=
     XML, TRIM, NEWLINE, NONE,       # value_edges=
 )}
 """Name -> row, for every name a header can write (a row says which key names it)."""
