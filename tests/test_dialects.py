@@ -39,7 +39,8 @@ def test_dialects_lists_every_grammar_file_default_first_then_by_name() -> None:
     assert {"deepseek", "anthropic", "glm45", "hermes", "kimi_k2", "minimax_m2",
             "qwen3_coder", "gpt_oss",
             # the special-token and tag formats of the third wave (issue 43)
-            "deepseek_v3", "deepseek_v31", "seed_oss", "minicpm5", "hy_v3", "step3"} <= set(dialects())
+            "deepseek_v3", "deepseek_v31", "seed_oss", "minicpm5", "hy_v3", "step3",
+            "minimax_m3"} <= set(dialects())
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

@@ -78,6 +78,9 @@ ONE_LINE["hy_v3"] = "<tool_calls><tool_call>{name}<tool_sep></tool_call></tool_c
 ONE_LINE["step3"] = ('<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{name}">'
                      "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>")
 
+M3 = "]<]minimax[>["
+ONE_LINE["minimax_m3"] = M3 + "<tool_call>" + M3 + '<invoke name="{name}">' + M3 + "</invoke>" + M3 + "</tool_call>"
+
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
 
 
@@ -107,6 +110,12 @@ STEP_BEGIN, STEP_END = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
 def step(name: str, params: str, head: str = "function<｜tool_sep｜>") -> str:
     return (f'<｜tool_call_begin｜>{head}<steptml:invoke name="{name}">{params}</steptml:invoke>'
             "<｜tool_call_end｜>")
+
+
+
+def m3(name: str, **args: str) -> str:
+    return (f'{M3}<invoke name="{name}">' + "".join(f"{M3}<{k}>{v}{M3}</{k}>" for k, v in args.items())
+            + f"{M3}</invoke>")
 
 
 SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
@@ -396,6 +405,16 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
         ('[TOOL_CALLS]a[ARGS]{"p": 1}', '[TOOL_CALLS]run[ARGS]{"command": "rm -rf build"}',
          "[TOOL_CALLS]b[ARGS]{}"),
         "", "", "}", True),
+    Sample(
+        "minimax_m3",
+        ((f"{M3}<tool_call>\n{m3('create_order', user_id='42')}\n{M3}</tool_call>",
+          [("create_order", {"user_id": "42"})]),
+         (f"{M3}<tool_call>{m3('a', x=' x < `y` ] ', n='[1, [2]]')}{m3('b')}{M3}</tool_call>",
+          [("a", {"x": " x < `y` ] ", "n": "[1, [2]]"}), ("b", {})])),
+        (f"{M3}<tool_call>", f"{M3}</tool_call>", f'{M3}<invoke name="a">', f"{M3}</invoke>",
+         f"{M3}<p>", f"{M3}</p>", M3, "]<]", "minimax", "[>[", "<invoke", "]"),
+        (m3("a", p="1"), m3("run", command="rm -rf build"), m3("b")),
+        f"{M3}<tool_call>\n", f"\n{M3}</tool_call>", f"{M3}</invoke>", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

@@ -416,3 +416,129 @@ def test_step_what_is_no_call(check_chunkings) -> None:
     assert check_chunkings(cut, dialect=STEP) == [("failed", cut, "truncated")]
     bare = '<｜tool_call_begin｜><steptml:invoke name="func"></steptml:invoke><｜tool_call_end｜>'
     assert check_chunkings(bare, dialect=STEP) == [("text", bare)]
+
+
+# ---- minimax_m3 --------------------------------------------------------------------------------
+
+MM3 = "minimax_m3"
+NS = "]<]minimax[>["
+
+
+def m3_invoke(name: str, **args: str) -> str:
+    return (f'{NS}<invoke name="{name}">' + "".join(f"{NS}<{k}>{v}{NS}</{k}>" for k, v in args.items())
+            + f"{NS}</invoke>")
+
+
+def test_m3_invokes_with_key_named_elements_typed_by_the_schema(check_chunkings) -> None:
+    block = (f"{NS}<tool_call>\n{m3_invoke('create_order', user_id='42', urgent='true')}\n"
+             f"{m3_invoke('create_order', user_id='2')}\n{NS}</tool_call>")
+    assert check_chunkings("I will create it.\n" + block, dialect=MM3) == [
+        ("text", "I will create it.\n"),
+        ("block", block, [("create_order", {"user_id": "42", "urgent": "true"}),
+                          ("create_order", {"user_id": "2"})])]
+    tools = [tool("create_order", {"user_id": {"type": "integer"}, "urgent": {"type": "boolean"}})]
+    first = toolparse.parse(block, dialect=MM3, tools=tools).calls[0]
+    assert first.arguments == {"user_id": 42, "urgent": True} and first.status == "valid"
+
+
+def m3_el(key: str, *inner: str) -> str:
+    return f"{NS}<{key}>" + "".join(inner) + f"{NS}</{key}>"
+
+
+# vLLM's minimax_m3 test order (tests/tool_parsers/test_minimax_m3_tool_parser.py): objects
+# and arrays as key-named child elements, a repeated member making a list.
+def m3_order(zip_code: str) -> str:
+    item = lambda sku, qty: m3_el("item", m3_el("sku", sku), m3_el("qty", qty))  # noqa: E731
+    return (f"{NS}<tool_call>\n" + f'{NS}<invoke name="create_order">'
+            + m3_el("user_id", "42") + m3_el("urgent", "true")
+            + m3_el("note", "Please leave at front desk.")
+            + m3_el("shipping", m3_el("city", "Singapore"), m3_el("zip", zip_code))
+            + m3_el("items", item("book-001", "2"), item("pen-007", "5"))
+            + m3_el("metadata", m3_el("source", "mobile"), m3_el("campaign", "may-launch"))
+            + m3_el("duplicate_demo", m3_el("tag", "a"), m3_el("tag", "b"))
+            + f"{NS}</invoke>\n{NS}</tool_call>")
+
+
+ORDER_TOOLS = [tool("create_order", {
+    "user_id": {"type": "integer"}, "urgent": {"type": "boolean"}, "note": {"type": "string"},
+    "shipping": {"type": "object", "properties": {"city": {"type": "string"},
+                                                  "zip": {"type": "integer"}}},
+    "items": {"type": "array", "items": {"type": "object", "properties": {
+        "sku": {"type": "string"}, "qty": {"type": "integer"}}}},
+    "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+    "duplicate_demo": {"type": "object"}})]
+
+
+def test_m3_elements_inside_a_value_are_an_object_or_by_the_schema_an_array(check_chunkings) -> None:
+    block = m3_order("18956")
+    # Without tools (typing=schema): members are an object of texts, a repeated one a list.
+    assert check_chunkings("I will create it.\n" + block, dialect=MM3)[1][2] == [("create_order", {
+        "user_id": "42", "urgent": "true", "note": "Please leave at front desk.",
+        "shipping": {"city": "Singapore", "zip": "18956"},
+        "items": {"item": [{"sku": "book-001", "qty": "2"}, {"sku": "pen-007", "qty": "5"}]},
+        "metadata": {"source": "mobile", "campaign": "may-launch"},
+        "duplicate_demo": {"tag": ["a", "b"]}})]
+    # With tools the schema types every member (SPEC 6), and an array's items are the
+    # members' values whatever their names.
+    call = toolparse.parse("I will create it.\n" + block, dialect=MM3, tools=ORDER_TOOLS).calls[0]
+    assert call.status == "valid" and call.arguments == {
+        "user_id": 42, "urgent": True, "note": "Please leave at front desk.",
+        "shipping": {"city": "Singapore", "zip": 18956},
+        "items": [{"sku": "book-001", "qty": 2}, {"sku": "pen-007", "qty": 5}],
+        "metadata": {"source": "mobile", "campaign": "may-launch"},
+        "duplicate_demo": {"tag": ["a", "b"]}}
+
+
+def test_m3_vllms_zip_with_a_leading_zero_is_no_integer() -> None:
+    # vLLM reads `018956` as 18956; it is no JSON integer, so SPEC 6 keeps the text and
+    # the call is rejected at that member (docs/dialects.md says so).
+    call = toolparse.parse(m3_order("018956"), dialect=MM3, tools=ORDER_TOOLS).calls[0]
+    assert call.status == "rejected" and call.arguments["shipping"]["zip"] == "018956"
+    assert [e[0] for e in call.repair.errors] == ["/shipping/zip"]
+
+
+def test_m3_incremental_members_add_up_to_the_arguments() -> None:
+    text = m3_order("18956")
+    for tools in (None, ORDER_TOOLS):
+        for size in (1, 5, 64):
+            events = stream([text[i:i + size] for i in range(0, len(text), size)],
+                            dialect=MM3, tools=tools, incremental=True)
+            deltas = "".join(e.text for e in events if isinstance(e, toolparse.ArgumentsDelta))
+            block = next(e for e in events if isinstance(e, toolparse.ToolCallBlock))
+            assert deltas == block.calls[0].arguments_json
+            assert not any(isinstance(e, toolparse.CallsAborted) for e in events)
+
+
+@pytest.mark.parametrize("value, reason", [
+    (m3_el("shipping", "Singapore ", m3_el("city", "x")), "mixed_value"),
+    (f"{NS}<shipping>{NS}<city>x{NS}</shipping>{NS}</city>", "mismatched_close"),
+    (m3_el("a", f"{NS}<b>" * 70 + "x" + f"{NS}</b>" * 70), "too_deep"),
+])
+def test_m3_what_elements_cannot_be_fails_the_block(check_chunkings, value: str, reason: str) -> None:
+    block = f'{NS}<tool_call>{NS}<invoke name="f">{value}{NS}</invoke>{NS}</tool_call>'
+    events = check_chunkings(block + " after", dialect=MM3)
+    assert events[0][0] == "failed" and events[0][2] == reason
+    assert "".join(e[1] for e in events) == block + " after"
+
+
+def test_m3_vllm_texts_that_are_not_calls() -> None:
+    # A block cut off after one complete invoke is truncated: no call runs (vLLM runs the
+    # first); a close tag where an invoke goes fails the block; the text stays whole.
+    first = f'{NS}<invoke name="create_order">{m3_el("user_id", "1")}{NS}</invoke>'
+    cut = f"plain {NS}<tool_call>\n{first}\n{NS}<invoke name=\"create_order\">{NS}<user_id>2"
+    result = toolparse.parse(cut, dialect=MM3)
+    assert result.calls == () and result.text == cut
+    assert [f.reason for f in result.failures] == ["truncated"]
+    bad = f"{NS}<tool_call>\n{NS}</user_id> after error"
+    result = toolparse.parse(bad, dialect=MM3)
+    assert result.calls == () and result.text == bad and len(result.failures) == 1
+
+
+def test_m3_reasoning_is_mm_think() -> None:
+    quoted = f"{NS}<tool_call>{m3_invoke('run', cmd='ls')}{NS}</tool_call>"
+    result = toolparse.parse(f"<mm:think>I could {quoted}</mm:think>{quoted}", dialect=MM3)
+    assert [c.name for c in result.calls] == ["run"] and result.reasoning == f"I could {quoted}"
+
+
+def test_m3_a_cut_opener_is_text() -> None:
+    assert toolparse.parse(f"plain {NS}<tool_ca", dialect=MM3).text == f"plain {NS}<tool_ca"

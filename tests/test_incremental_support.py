@@ -243,6 +243,14 @@ def _json_calls(open_tag: str, close_tag: str, element: str,
     return write
 
 
+def _minimax_m3(calls: Sequence[Call]) -> str:
+    ns = "]<]minimax[>["
+    body = "\n".join(f'{ns}<invoke name="{call.name}">' + "".join(
+        f"{ns}<{key}>{value.text}{ns}</{key}>" for key, value in call.params) + f"{ns}</invoke>"
+        for call in calls)
+    return f"{ns}<tool_call>\n{body}\n{ns}</tool_call>"
+
+
 def _mistral(calls: Sequence[Call]) -> str:
     return "".join(f"[TOOL_CALLS]{call.name}[ARGS]{call.arguments_text()}" for call in calls)
 
@@ -273,6 +281,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "minimax_m1": _json_calls("<tool_calls>", "</tool_calls>",
                               '{{"name": "{name}", "arguments": {args}}}', lines=True),
     "mistral": _mistral,
+    "minimax_m3": _minimax_m3,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

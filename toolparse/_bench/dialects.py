@@ -187,6 +187,14 @@ def _step3(calls: list[Call]) -> str:
     return f"<｜tool_calls_begin｜>{body}<｜tool_calls_end｜>"
 
 
+def _minimax_m3(calls: list[Call]) -> str:
+    ns = "]<]minimax[>["
+    body = "\n".join(f'{ns}<invoke name="{name}">' + "".join(
+        f"{ns}<{k}>{_text(v)}{ns}</{k}>" for k, v in params) + f"{ns}</invoke>"
+        for name, params in calls)
+    return f"{ns}<tool_call>\n{body}\n{ns}</tool_call>"
+
+
 def _mistral(calls: list[Call]) -> str:
     return "".join(f"[TOOL_CALLS]{name}[ARGS]{_arguments(params)}" for name, params in calls)
 
@@ -245,6 +253,8 @@ MARKUP: Final[dict[str, Markup]] = {
                                      '{{"name": "{name}", "arguments": {args}}}', lines=True),
                          ("<tool_calls>", '{"name": "x"}', "</tool_calls>")),
     "mistral": Markup(_mistral, ("[TOOL_CALLS]", "[TOOL_CALLS]x[ARGS]", "[ARGS]"), per_call=True),
+    "minimax_m3": Markup(_minimax_m3, ("]<]minimax[>[<tool_call>", "]<]minimax[>[<invoke",
+                                       "]<]minimax[>[</invoke>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 

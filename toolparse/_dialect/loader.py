@@ -399,7 +399,8 @@ def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRo
     return Builders(name_groups=groups, attribute=attribute,
                     values=typing.value_reader(header.value_edges),
                     body=RULE_SYNTAXES["json_body"], string_attribute=typing.guesses,
-                    syntaxes=RULE_SYNTAXES, call_shape=header.call_shape)
+                    syntaxes=RULE_SYNTAXES, call_shape=header.call_shape,
+                    members=any(own_name(rule.origin) == "member" for rule in rules))
 
 
 def _name_at_tag(roles: BlockRoles, terminals: dict[str, TerminalSpec], build: Builders) -> bool:
