@@ -45,8 +45,16 @@ __all__ = ["FAILURE_REASONS", "REJECTION_REASONS", "failure_message", "failure_s
            "quoted", "rejection_message", "spelling"]
 
 FAILURE_REASONS: Final = ("unexpected_token", "truncated", "max_capture", "invalid_name",
-                          "repeated_attribute", "invalid_call", "diverged")
+                          "repeated_attribute", "invalid_call", "diverged", "mixed_value",
+                          "mismatched_close", "too_deep")
 """The `BlockFailure.reason` codes the engine gives, each with its own sentence."""
+
+_ELEMENT_SENTENCES: Final = {
+    "mixed_value": "holds both text and elements, which is no value",
+    "mismatched_close": "closes an element with another element's tag",
+    "too_deep": "nests elements deeper than JSON is read (64 levels)",
+}
+"""The failures of a value written as elements (the `member` rule: docs/grammars.md)."""
 
 REJECTION_REASONS: Final = ("unknown_tool", "truncated", "invalid_json", "not_object",
                             "too_deep", "duplicate_key", "missing_required", "unknown_field",
@@ -121,6 +129,8 @@ def failure_sentence(failure: BlockFailure, text: str, grammar: Grammar, *,
     if reason == "invalid_call":
         return (f"the call at line {line} is not one JSON object holding a name and its "
                 "arguments")
+    if reason in _ELEMENT_SENTENCES:
+        return f"an argument of the call at line {line} {_ELEMENT_SENTENCES[reason]}"
     if reason == "diverged":
         return ("the call's streamed arguments turned out other than its final ones (a "
                 "name written twice, a body that is not one object); it is withdrawn")
