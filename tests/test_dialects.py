@@ -40,7 +40,7 @@ def test_dialects_lists_every_grammar_file_default_first_then_by_name() -> None:
             "qwen3_coder", "gpt_oss",
             # the special-token and tag formats of the third wave (issue 43)
             "deepseek_v3", "deepseek_v31", "seed_oss", "minicpm5", "hy_v3", "step3",
-            "minimax_m3"} <= set(dialects())
+            "minimax_m3", "kimi_k3"} <= set(dialects())
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -52,7 +52,8 @@ def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> No
                              "gpt_oss": "json", "deepseek_v3": "json", "deepseek_v31": "json",
                              "longcat": "json", "internlm": "json", "nemotron": "json",
                              "cohere": "json", "apertus": "json", "hunyuan_a13b": "json",
-                             "minimax_m1": "json", "mistral": "json"}.get(dialect, "schema")
+                             "minimax_m1": "json", "mistral": "json",
+                             "kimi_k3": "attribute"}.get(dialect, "schema")
 
 
 def test_the_cli_lists_each_dialect_with_its_description(capsys) -> None:

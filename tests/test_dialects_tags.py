@@ -542,3 +542,135 @@ def test_m3_reasoning_is_mm_think() -> None:
 
 def test_m3_a_cut_opener_is_text() -> None:
     assert toolparse.parse(f"plain {NS}<tool_ca", dialect=MM3).text == f"plain {NS}<tool_ca"
+
+
+# ---- kimi_k3 -----------------------------------------------------------------------------------
+
+K3 = "kimi_k3"
+K3_O, K3_C, K3_S = "<|open|>", "<|close|>", "<|sep|>"
+K3_TOOLS, K3_TOOLS_END = f"{K3_O}tools{K3_S}", f"{K3_C}tools{K3_S}"
+K3_RESPONSE, K3_RESPONSE_END = f"{K3_O}response{K3_S}", f"{K3_C}response{K3_S}"
+K3_THINK, K3_THINK_END = f"{K3_O}think{K3_S}", f"{K3_C}think{K3_S}"
+K3_MESSAGE_END = f"{K3_C}message{K3_S}"
+
+
+def k3_call(name: str, index: int, args: dict[str, tuple[str, str]]) -> str:
+    """A call as the engines' tests write it: each argument (type, text as written)."""
+    return (f'{K3_O}call tool="{name}" index="{index}"{K3_S}'
+            + "".join(f'{K3_O}argument key="{k}" type="{t}"{K3_S}{v}{K3_C}argument{K3_S}'
+                      for k, (t, v) in args.items()) + f"{K3_C}call{K3_S}")
+
+
+def test_k3_response_then_tools(check_chunkings) -> None:
+    # SGLang's test_detect_and_parse_single_call and test_streaming_split_markers: the
+    # response message is content, its markers framing; a typed argument is its JSON.
+    block = K3_TOOLS + k3_call("python", 1, {"code": ("string", "print(1)"),
+                                             "opts": ("object", '{"a": 1}')}) + K3_TOOLS_END
+    text = f"{K3_RESPONSE}Let me run it.{K3_RESPONSE_END}{block}{K3_MESSAGE_END}"
+    events = check_chunkings(text, dialect=K3)
+    assert [e for e in events if e[0] == "block"] == [
+        ("block", block, [("python", {"code": "print(1)", "opts": {"a": 1}})])]
+    result = toolparse.parse(text, dialect=K3)
+    assert result.text == "Let me run it." and result.reasoning == ""
+    assert "".join(e.raw for e in result.events) == text
+
+
+def test_k3_the_turns_close_marker_never_reaches_content(check_chunkings) -> None:
+    # vLLM's tests: `Hello<|close|>message<|sep|>` streams "Hello" however it is cut;
+    # a response whose header was in the prompt ends at its close marker.
+    for text in (f"Hello{K3_MESSAGE_END}", f"Hello{K3_RESPONSE_END}{K3_MESSAGE_END}",
+                 f"{K3_RESPONSE}hi there{K3_RESPONSE_END}{K3_MESSAGE_END}"):
+        check_chunkings(text, dialect=K3)
+        result = toolparse.parse(text, dialect=K3)
+        assert result.text in ("Hello", "hi there") and result.calls == ()
+
+
+def test_k3_several_calls_escaped_names_raw_strings_typed_values() -> None:
+    two = (K3_TOOLS + k3_call("python", 1, {"code": ("string", "a")})
+           + k3_call("python", 2, {"code": ("string", "b")}) + K3_TOOLS_END)
+    assert [c.arguments for c in toolparse.parse(two, dialect=K3).calls] == [
+        {"code": "a"}, {"code": "b"}]
+    escaped = (K3_TOOLS + '<|open|>call tool="a&amp;b" index="1"<|sep|>'
+               '<|open|>argument key="q&quot;" type="string"<|sep|>say &quot;hi&quot;'
+               "<|close|>argument<|sep|><|close|>call<|sep|>" + K3_TOOLS_END)
+    call = toolparse.parse(escaped, dialect=K3).calls[0]
+    assert call.name == "a&b" and call.arguments == {'q"': "say &quot;hi&quot;"}
+    typed = K3_TOOLS + k3_call("python", 1, {"n": ("number", "42"), "flag": ("boolean", "true"),
+                                             "s": ("string", "42"),
+                                             "bad": ("object", "{not json")}) + K3_TOOLS_END
+    call = toolparse.parse(typed, dialect=K3).calls[0]
+    assert call.arguments == {"n": 42, "flag": True, "s": "42", "bad": "{not json"}
+    assert call.json_errors == ("bad",)
+
+
+def test_k3_the_schema_checks_what_the_type_attribute_typed() -> None:
+    text = K3_TOOLS + k3_call("f", 1, {"n": ("string", "42"), "m": ("integer", "7")}) + K3_TOOLS_END
+    # A string-typed `42` for a property that admits only integers: the text, rejected.
+    call = toolparse.parse(text, dialect=K3, tools=[tool("f", {
+        "n": {"type": "integer"}, "m": {"type": "integer"}})]).calls[0]
+    assert call.status == "rejected" and call.arguments["n"] == "42"
+    call = toolparse.parse(text, dialect=K3, tools=[tool("f", {
+        "n": {"type": "string"}, "m": {"type": "integer"}})]).calls[0]
+    assert call.status == "valid" and call.arguments == {"n": "42", "m": 7}
+
+
+def test_k3_think_is_reasoning_and_a_call_there_never_runs(check_chunkings) -> None:
+    quoted = K3_TOOLS + k3_call("run", 1, {"cmd": ("string", "rm -rf /")}) + K3_TOOLS_END
+    real = K3_TOOLS + k3_call("run", 1, {"cmd": ("string", "ls")}) + K3_TOOLS_END
+    text = f"{K3_THINK}I could {quoted}{K3_THINK_END}{K3_RESPONSE}ok{K3_RESPONSE_END}{real}"
+    check_chunkings(text, dialect=K3)
+    result = toolparse.parse(text, dialect=K3)
+    assert result.reasoning == f"I could {quoted}" and result.text == "ok"
+    assert [c.arguments for c in result.calls] == [{"cmd": "ls"}]
+    # SGLang's think cases: a think message cut off is reasoning to the end; a stream that
+    # starts inside it (the prompt opened it) ends it at its close marker.
+    cut = toolparse.parse(f"{K3_THINK}cut off mid-thought", dialect=K3)
+    assert cut.reasoning == "cut off mid-thought" and cut.text == ""
+    opened = toolparse.parse(f"weighing{K3_THINK_END}visible", dialect=K3, in_reasoning=True)
+    assert opened.reasoning == "weighing" and opened.text == "visible"
+    # With reasoning off a think message is content; its markers are still framing.
+    off = toolparse.parse(f"{K3_THINK}aloud{K3_THINK_END}", dialect=K3, reasoning=None)
+    assert off.text == "aloud" and off.reasoning == ""
+
+
+def test_k3_what_is_no_call(check_chunkings) -> None:
+    # SGLang runs the complete call of a tools message the stream cuts off; here the
+    # block is truncated and nothing runs (SPEC G4). Lone and cut markers are text.
+    cut = K3_TOOLS + k3_call("python", 1, {"code": ("string", "x")})
+    assert check_chunkings(cut, dialect=K3) == [("failed", cut, "truncated")]
+    for text in ("all done<", "all done<|open|>", "a < b and c |> d",
+                 "calls open with <|open|>call, then attributes", "<|open|>tools"):
+        result = toolparse.parse(text, dialect=K3)
+        assert result.text == text and result.calls == ()
+    # Inside a response message a tools message is text (a message ends at a close marker).
+    inside = f"{K3_RESPONSE}write {K3_TOOLS}{k3_call('f', 1, {})}{K3_TOOLS_END}{K3_RESPONSE_END}"
+    result = toolparse.parse(inside, dialect=K3)
+    assert result.calls == () and result.text == f"write {K3_TOOLS}{k3_call('f', 1, {})}{K3_TOOLS_END}"
+
+
+def test_k3_auto_finds_it() -> None:
+    text = f"{K3_RESPONSE}ok{K3_RESPONSE_END}" + K3_TOOLS + k3_call("f", 1, {"n": ("number", "1")}) + K3_TOOLS_END
+    result = toolparse.parse(text, dialect="auto")
+    assert [(c.name, c.arguments) for c in result.calls] == [("f", {"n": 1})]
+    assert result.text == "ok"
+
+
+def test_type_attribute_is_checked_at_load(tmp_path) -> None:
+    grammar = ("// t.lark: test.\n//! toolparse: typing=attribute "
+               "value_edges=none type_attribute={name}\nblock: OPEN invoke+ CLOSE\n"
+               "invoke: CALL param* END\nparam: ARG TEXT* ARG_END\n{attribute}"
+               'OPEN.3: "<calls>"\nCLOSE.3: "</calls>"\nCALL.3: /<call n="(?P<name>[a-z]+)">/\n'
+               'END.3: "</call>"\nARG.3: /<arg k="(?P<name>[a-z]+)"( t="[a-z]+")?>/\n'
+               'ARG_END.3: "</arg>"\nTEXT.1: /[^<]+/\nWS: /\\s+/\n%ignore WS\n')
+    path = tmp_path / "t.lark"
+    path.write_text(grammar.format(name="t", attribute=""), encoding="utf-8")
+    with pytest.raises(toolparse.GrammarError, match="ATTRIBUTE"):
+        toolparse.Dialect.from_file(path)
+    path.write_text(grammar.format(name="t=", attribute=""), encoding="utf-8")
+    with pytest.raises(toolparse.GrammarError, match="type_attribute"):
+        toolparse.Dialect.from_file(path)
+    path.write_text(grammar.format(name="t", attribute='attribute: ATTRIBUTE\nATTRIBUTE: /([a-z]+)="([^"<]*)"/\n'),
+                    encoding="utf-8")
+    loaded = toolparse.Dialect.from_file(path)
+    text = '<calls><call n="f"><arg k="a" t="string">1</arg><arg k="b" t="integer">1</arg><arg k="c">1</arg></call></calls>'
+    assert toolparse.parse(text, dialect=loaded).calls[0].arguments == {"a": "1", "b": 1, "c": 1}

@@ -28,6 +28,7 @@ NOT_EXPORTED = {"deepseek_v3": "do not share a first character",
                 "step3": "holds a lookaround",
                 "mistral": "holds a name outside a call",
                 "minimax_m3": "values may be elements",
+                "kimi_k3": "do not share a first character",
                 **{name: "JSON values read by the shape its header declares" for name in (
                     "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1")}}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""

@@ -251,6 +251,13 @@ def _minimax_m3(calls: Sequence[Call]) -> str:
     return f"{ns}<tool_call>\n{body}\n{ns}</tool_call>"
 
 
+def _kimi_k3(calls: Sequence[Call]) -> str:
+    body = "".join(f'<|open|>call tool="{call.name}" index="{i}"<|sep|>' + "".join(
+        f'<|open|>argument key="{key}" type="string"<|sep|>{value.text}<|close|>argument<|sep|>'
+        for key, value in call.params) + "<|close|>call<|sep|>" for i, call in enumerate(calls))
+    return f"<|open|>tools<|sep|>{body}<|close|>tools<|sep|>"
+
+
 def _mistral(calls: Sequence[Call]) -> str:
     return "".join(f"[TOOL_CALLS]{call.name}[ARGS]{call.arguments_text()}" for call in calls)
 
@@ -282,6 +289,7 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
                               '{{"name": "{name}", "arguments": {args}}}', lines=True),
     "mistral": _mistral,
     "minimax_m3": _minimax_m3,
+    "kimi_k3": _kimi_k3,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

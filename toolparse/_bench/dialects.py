@@ -195,6 +195,13 @@ def _minimax_m3(calls: list[Call]) -> str:
     return f"{ns}<tool_call>\n{body}\n{ns}</tool_call>"
 
 
+def _kimi_k3(calls: list[Call]) -> str:
+    body = "\n".join(f'<|open|>call tool="{name}" index="{i}"<|sep|>' + "".join(
+        f'<|open|>argument key="{k}" type="string"<|sep|>{_text(v)}<|close|>argument<|sep|>'
+        for k, v in params) + "<|close|>call<|sep|>" for i, (name, params) in enumerate(calls))
+    return f"<|open|>tools<|sep|>{body}<|close|>tools<|sep|>"
+
+
 def _mistral(calls: list[Call]) -> str:
     return "".join(f"[TOOL_CALLS]{name}[ARGS]{_arguments(params)}" for name, params in calls)
 
@@ -255,6 +262,8 @@ MARKUP: Final[dict[str, Markup]] = {
     "mistral": Markup(_mistral, ("[TOOL_CALLS]", "[TOOL_CALLS]x[ARGS]", "[ARGS]"), per_call=True),
     "minimax_m3": Markup(_minimax_m3, ("]<]minimax[>[<tool_call>", "]<]minimax[>[<invoke",
                                        "]<]minimax[>[</invoke>")),
+    "kimi_k3": Markup(_kimi_k3, ("<|open|>tools<|sep|>", '<|open|>call tool="x"',
+                                 "<|close|>call<|sep|>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 

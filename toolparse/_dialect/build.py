@@ -144,7 +144,7 @@ class Builders:
                  attribute: re.Pattern[str] | None, values: ValueSyntax,
                  body: ValueSyntax, string_attribute: bool,
                  syntaxes: Mapping[str, ValueSyntax], call_shape: Any = None,
-                 members: bool = False) -> None:
+                 members: bool = False, type_attribute: str | None = None) -> None:
         self.name_groups = name_groups
         """Terminal -> its pattern, for the terminals with a `(?P<name>...)` group."""
         self.attribute = attribute
@@ -163,6 +163,10 @@ class Builders:
         """What the header declares of a call's JSON members (`json_calls.CallShape`)."""
         self.members = members
         """The grammar has a `member` rule: a value's pieces may hold members."""
+        self.type_attribute = type_attribute
+        """An argument's attribute that gives its JSON type (the header's
+        `type_attribute=`): `string` reads as `string="true"`, any other type as
+        `string="false"`."""
         self._attributes: dict[str, dict[str, str]] = {}
         """Tag text -> its attributes (`attributes`)."""
         self._heads: dict[str, tuple[str, str | None, bool | None]] = {}
@@ -349,6 +353,10 @@ class Builders:
             key = attrs.get(NAME_ATTRIBUTE) or None
         said = attrs.get("string", "").lower() if attrs and self.string_attribute else ""
         string = True if said == "true" else False if said == "false" else None
+        if self.type_attribute is not None and self.attribute is not None:
+            kind = self.attributes(tag.text).get(self.type_attribute)
+            if kind is not None:
+                string = kind == "string"
         if len(tag.text) <= _KEPT_LENGTH:
             if len(self._heads) >= _KEPT:
                 self._heads.clear()
