@@ -39,7 +39,8 @@ def test_dialects_lists_every_grammar_file_default_first_then_by_name() -> None:
     assert {"deepseek", "anthropic", "glm45", "hermes", "kimi_k2", "minimax_m2",
             "qwen3_coder", "gpt_oss",
             # the special-token and tag formats of the third wave (issue 43)
-            "deepseek_v3", "deepseek_v31", "seed_oss", "minicpm5", "hy_v3", "step3"} <= set(dialects())
+            "deepseek_v3", "deepseek_v31", "seed_oss", "minicpm5", "hy_v3", "step3",
+            "minimax_m3", "kimi_k3"} <= set(dialects())
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -53,7 +54,7 @@ def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> No
                              "cohere": "json", "apertus": "json", "hunyuan_a13b": "json",
                              "minimax_m1": "json", "mistral": "json",
                              "olmo3": "pythonic", "lfm2": "pythonic",
-                             "pythonic": "pythonic"}.get(dialect, "schema")
+                             "pythonic": "pythonic", "kimi_k3": "attribute"}.get(dialect, "schema")
 
 
 def test_the_cli_lists_each_dialect_with_its_description(capsys) -> None:

@@ -81,6 +81,12 @@ ONE_LINE["hy_v3"] = "<tool_calls><tool_call>{name}<tool_sep></tool_call></tool_c
 ONE_LINE["step3"] = ('<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{name}">'
                      "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>")
 
+M3 = "]<]minimax[>["
+ONE_LINE["minimax_m3"] = M3 + "<tool_call>" + M3 + '<invoke name="{name}">' + M3 + "</invoke>" + M3 + "</tool_call>"
+
+K3_TOOLS, K3_END = "<|open|>tools<|sep|>", "<|close|>tools<|sep|>"
+ONE_LINE["kimi_k3"] = K3_TOOLS + '<|open|>call tool="{name}" index="1"<|sep|><|close|>call<|sep|>' + K3_END
+
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
 
 
@@ -110,6 +116,20 @@ STEP_BEGIN, STEP_END = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
 def step(name: str, params: str, head: str = "function<｜tool_sep｜>") -> str:
     return (f'<｜tool_call_begin｜>{head}<steptml:invoke name="{name}">{params}</steptml:invoke>'
             "<｜tool_call_end｜>")
+
+
+
+def m3(name: str, **args: str) -> str:
+    return (f'{M3}<invoke name="{name}">' + "".join(f"{M3}<{k}>{v}{M3}</{k}>" for k, v in args.items())
+            + f"{M3}</invoke>")
+
+
+
+def k3(name: str, **args: tuple[str, str]) -> str:
+    """A Kimi K3 call: each argument (type, text as written)."""
+    return (f'<|open|>call tool="{name}" index="1"<|sep|>'
+            + "".join(f'<|open|>argument key="{k}" type="{t}"<|sep|>{v}<|close|>argument<|sep|>'
+                      for k, (t, v) in args.items()) + "<|close|>call<|sep|>")
 
 
 SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
@@ -437,6 +457,32 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
          "x.y", "<|python_", "c(d=1)", "]<|python_end|>"),
         ("a(p=1),", "run(command='rm -rf build', n=1),", "b(q=1)"),
         "<|python_start|>[", "]<|python_end|>", "=1)", False),
+    Sample(
+        "minimax_m3",
+        ((f"{M3}<tool_call>\n{m3('create_order', user_id='42')}\n{M3}</tool_call>",
+          [("create_order", {"user_id": "42"})]),
+         (f"{M3}<tool_call>{m3('a', x=' x < `y` ] ', n='[1, [2]]')}{m3('b')}{M3}</tool_call>",
+          [("a", {"x": " x < `y` ] ", "n": "[1, [2]]"}), ("b", {})])),
+        (f"{M3}<tool_call>", f"{M3}</tool_call>", f'{M3}<invoke name="a">', f"{M3}</invoke>",
+         f"{M3}<p>", f"{M3}</p>", M3, "]<]", "minimax", "[>[", "<invoke", "]"),
+        (m3("a", p="1"), m3("run", command="rm -rf build"), m3("b")),
+        f"{M3}<tool_call>\n", f"\n{M3}</tool_call>", f"{M3}</invoke>", False),
+    Sample(
+        "kimi_k3",
+        ((K3_TOOLS + k3("read_file", path=("string", "README.md")) + K3_END,
+          [("read_file", {"path": "README.md"})]),
+         (K3_TOOLS + k3("a", x=("string", " x < `y` <|open| "), n=("array", '[1, "<b>"]'))
+          + "\n" + k3("b") + K3_END,
+          [("a", {"x": " x < `y` <|open| ", "n": [1, "<b>"]}), ("b", {})]),
+         (K3_TOOLS + '<|open|>call tool="a&amp;b" index="2"<|sep|><|close|>call<|sep|>' + K3_END,
+          [("a&b", {})])),
+        (K3_TOOLS, K3_END, '<|open|>call tool="a" index="1"<|sep|>', "<|close|>call<|sep|>",
+         '<|open|>argument key="p" type="string"<|sep|>', "<|close|>argument<|sep|>",
+         "<|open|>think<|sep|>", "<|close|>think<|sep|>", "<|open|>response<|sep|>",
+         "<|close|>response<|sep|>", "<|close|>message<|sep|>", "<|open|>", "<|close|>",
+         "<|sep|>", "<|"),
+        (k3("a", p=("number", "1")), k3("run", command=("string", "rm -rf build")), k3("b")),
+        K3_TOOLS, K3_END, "<|close|>call<|sep|>", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

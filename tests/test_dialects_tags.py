@@ -416,3 +416,261 @@ def test_step_what_is_no_call(check_chunkings) -> None:
     assert check_chunkings(cut, dialect=STEP) == [("failed", cut, "truncated")]
     bare = '<｜tool_call_begin｜><steptml:invoke name="func"></steptml:invoke><｜tool_call_end｜>'
     assert check_chunkings(bare, dialect=STEP) == [("text", bare)]
+
+
+# ---- minimax_m3 --------------------------------------------------------------------------------
+
+MM3 = "minimax_m3"
+NS = "]<]minimax[>["
+
+
+def m3_invoke(name: str, **args: str) -> str:
+    return (f'{NS}<invoke name="{name}">' + "".join(f"{NS}<{k}>{v}{NS}</{k}>" for k, v in args.items())
+            + f"{NS}</invoke>")
+
+
+def test_m3_invokes_with_key_named_elements_typed_by_the_schema(check_chunkings) -> None:
+    block = (f"{NS}<tool_call>\n{m3_invoke('create_order', user_id='42', urgent='true')}\n"
+             f"{m3_invoke('create_order', user_id='2')}\n{NS}</tool_call>")
+    assert check_chunkings("I will create it.\n" + block, dialect=MM3) == [
+        ("text", "I will create it.\n"),
+        ("block", block, [("create_order", {"user_id": "42", "urgent": "true"}),
+                          ("create_order", {"user_id": "2"})])]
+    tools = [tool("create_order", {"user_id": {"type": "integer"}, "urgent": {"type": "boolean"}})]
+    first = toolparse.parse(block, dialect=MM3, tools=tools).calls[0]
+    assert first.arguments == {"user_id": 42, "urgent": True} and first.status == "valid"
+
+
+def m3_el(key: str, *inner: str) -> str:
+    return f"{NS}<{key}>" + "".join(inner) + f"{NS}</{key}>"
+
+
+# vLLM's minimax_m3 test order (tests/tool_parsers/test_minimax_m3_tool_parser.py): objects
+# and arrays as key-named child elements, a repeated member making a list.
+def m3_order(zip_code: str) -> str:
+    item = lambda sku, qty: m3_el("item", m3_el("sku", sku), m3_el("qty", qty))  # noqa: E731
+    return (f"{NS}<tool_call>\n" + f'{NS}<invoke name="create_order">'
+            + m3_el("user_id", "42") + m3_el("urgent", "true")
+            + m3_el("note", "Please leave at front desk.")
+            + m3_el("shipping", m3_el("city", "Singapore"), m3_el("zip", zip_code))
+            + m3_el("items", item("book-001", "2"), item("pen-007", "5"))
+            + m3_el("metadata", m3_el("source", "mobile"), m3_el("campaign", "may-launch"))
+            + m3_el("duplicate_demo", m3_el("tag", "a"), m3_el("tag", "b"))
+            + f"{NS}</invoke>\n{NS}</tool_call>")
+
+
+ORDER_TOOLS = [tool("create_order", {
+    "user_id": {"type": "integer"}, "urgent": {"type": "boolean"}, "note": {"type": "string"},
+    "shipping": {"type": "object", "properties": {"city": {"type": "string"},
+                                                  "zip": {"type": "integer"}}},
+    "items": {"type": "array", "items": {"type": "object", "properties": {
+        "sku": {"type": "string"}, "qty": {"type": "integer"}}}},
+    "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+    "duplicate_demo": {"type": "object"}})]
+
+
+def test_m3_elements_inside_a_value_are_an_object_or_by_the_schema_an_array(check_chunkings) -> None:
+    block = m3_order("18956")
+    # Without tools (typing=schema): members are an object of texts, a repeated one a list.
+    assert check_chunkings("I will create it.\n" + block, dialect=MM3)[1][2] == [("create_order", {
+        "user_id": "42", "urgent": "true", "note": "Please leave at front desk.",
+        "shipping": {"city": "Singapore", "zip": "18956"},
+        "items": {"item": [{"sku": "book-001", "qty": "2"}, {"sku": "pen-007", "qty": "5"}]},
+        "metadata": {"source": "mobile", "campaign": "may-launch"},
+        "duplicate_demo": {"tag": ["a", "b"]}})]
+    # With tools the schema types every member (SPEC 6), and an array's items are the
+    # members' values whatever their names.
+    call = toolparse.parse("I will create it.\n" + block, dialect=MM3, tools=ORDER_TOOLS).calls[0]
+    assert call.status == "valid" and call.arguments == {
+        "user_id": 42, "urgent": True, "note": "Please leave at front desk.",
+        "shipping": {"city": "Singapore", "zip": 18956},
+        "items": [{"sku": "book-001", "qty": 2}, {"sku": "pen-007", "qty": 5}],
+        "metadata": {"source": "mobile", "campaign": "may-launch"},
+        "duplicate_demo": {"tag": ["a", "b"]}}
+
+
+def test_m3_vllms_zip_with_a_leading_zero_is_no_integer() -> None:
+    # vLLM reads `018956` as 18956; it is no JSON integer, so SPEC 6 keeps the text and
+    # the call is rejected at that member (docs/dialects.md says so).
+    call = toolparse.parse(m3_order("018956"), dialect=MM3, tools=ORDER_TOOLS).calls[0]
+    assert call.status == "rejected" and call.arguments["shipping"]["zip"] == "018956"
+    assert [e[0] for e in call.repair.errors] == ["/shipping/zip"]
+
+
+def test_m3_incremental_members_add_up_to_the_arguments() -> None:
+    text = m3_order("18956")
+    for tools in (None, ORDER_TOOLS):
+        for size in (1, 5, 64):
+            events = stream([text[i:i + size] for i in range(0, len(text), size)],
+                            dialect=MM3, tools=tools, incremental=True)
+            deltas = "".join(e.text for e in events if isinstance(e, toolparse.ArgumentsDelta))
+            block = next(e for e in events if isinstance(e, toolparse.ToolCallBlock))
+            assert deltas == block.calls[0].arguments_json
+            assert not any(isinstance(e, toolparse.CallsAborted) for e in events)
+
+
+@pytest.mark.parametrize("value, reason", [
+    (m3_el("shipping", "Singapore ", m3_el("city", "x")), "mixed_value"),
+    (f"{NS}<shipping>{NS}<city>x{NS}</shipping>{NS}</city>", "mismatched_close"),
+    (m3_el("a", f"{NS}<b>" * 70 + "x" + f"{NS}</b>" * 70), "too_deep"),
+])
+def test_m3_what_elements_cannot_be_fails_the_block(check_chunkings, value: str, reason: str) -> None:
+    block = f'{NS}<tool_call>{NS}<invoke name="f">{value}{NS}</invoke>{NS}</tool_call>'
+    events = check_chunkings(block + " after", dialect=MM3)
+    assert events[0][0] == "failed" and events[0][2] == reason
+    assert "".join(e[1] for e in events) == block + " after"
+
+
+def test_m3_vllm_texts_that_are_not_calls() -> None:
+    # A block cut off after one complete invoke is truncated: no call runs (vLLM runs the
+    # first); a close tag where an invoke goes fails the block; the text stays whole.
+    first = f'{NS}<invoke name="create_order">{m3_el("user_id", "1")}{NS}</invoke>'
+    cut = f"plain {NS}<tool_call>\n{first}\n{NS}<invoke name=\"create_order\">{NS}<user_id>2"
+    result = toolparse.parse(cut, dialect=MM3)
+    assert result.calls == () and result.text == cut
+    assert [f.reason for f in result.failures] == ["truncated"]
+    bad = f"{NS}<tool_call>\n{NS}</user_id> after error"
+    result = toolparse.parse(bad, dialect=MM3)
+    assert result.calls == () and result.text == bad and len(result.failures) == 1
+
+
+def test_m3_reasoning_is_mm_think() -> None:
+    quoted = f"{NS}<tool_call>{m3_invoke('run', cmd='ls')}{NS}</tool_call>"
+    result = toolparse.parse(f"<mm:think>I could {quoted}</mm:think>{quoted}", dialect=MM3)
+    assert [c.name for c in result.calls] == ["run"] and result.reasoning == f"I could {quoted}"
+
+
+def test_m3_a_cut_opener_is_text() -> None:
+    assert toolparse.parse(f"plain {NS}<tool_ca", dialect=MM3).text == f"plain {NS}<tool_ca"
+
+
+# ---- kimi_k3 -----------------------------------------------------------------------------------
+
+K3 = "kimi_k3"
+K3_O, K3_C, K3_S = "<|open|>", "<|close|>", "<|sep|>"
+K3_TOOLS, K3_TOOLS_END = f"{K3_O}tools{K3_S}", f"{K3_C}tools{K3_S}"
+K3_RESPONSE, K3_RESPONSE_END = f"{K3_O}response{K3_S}", f"{K3_C}response{K3_S}"
+K3_THINK, K3_THINK_END = f"{K3_O}think{K3_S}", f"{K3_C}think{K3_S}"
+K3_MESSAGE_END = f"{K3_C}message{K3_S}"
+
+
+def k3_call(name: str, index: int, args: dict[str, tuple[str, str]]) -> str:
+    """A call as the engines' tests write it: each argument (type, text as written)."""
+    return (f'{K3_O}call tool="{name}" index="{index}"{K3_S}'
+            + "".join(f'{K3_O}argument key="{k}" type="{t}"{K3_S}{v}{K3_C}argument{K3_S}'
+                      for k, (t, v) in args.items()) + f"{K3_C}call{K3_S}")
+
+
+def test_k3_response_then_tools(check_chunkings) -> None:
+    # SGLang's test_detect_and_parse_single_call and test_streaming_split_markers: the
+    # response message is content, its markers framing; a typed argument is its JSON.
+    block = K3_TOOLS + k3_call("python", 1, {"code": ("string", "print(1)"),
+                                             "opts": ("object", '{"a": 1}')}) + K3_TOOLS_END
+    text = f"{K3_RESPONSE}Let me run it.{K3_RESPONSE_END}{block}{K3_MESSAGE_END}"
+    events = check_chunkings(text, dialect=K3)
+    assert [e for e in events if e[0] == "block"] == [
+        ("block", block, [("python", {"code": "print(1)", "opts": {"a": 1}})])]
+    result = toolparse.parse(text, dialect=K3)
+    assert result.text == "Let me run it." and result.reasoning == ""
+    assert "".join(e.raw for e in result.events) == text
+
+
+def test_k3_the_turns_close_marker_never_reaches_content(check_chunkings) -> None:
+    # vLLM's tests: `Hello<|close|>message<|sep|>` streams "Hello" however it is cut;
+    # a response whose header was in the prompt ends at its close marker.
+    for text in (f"Hello{K3_MESSAGE_END}", f"Hello{K3_RESPONSE_END}{K3_MESSAGE_END}",
+                 f"{K3_RESPONSE}hi there{K3_RESPONSE_END}{K3_MESSAGE_END}"):
+        check_chunkings(text, dialect=K3)
+        result = toolparse.parse(text, dialect=K3)
+        assert result.text in ("Hello", "hi there") and result.calls == ()
+
+
+def test_k3_several_calls_escaped_names_raw_strings_typed_values() -> None:
+    two = (K3_TOOLS + k3_call("python", 1, {"code": ("string", "a")})
+           + k3_call("python", 2, {"code": ("string", "b")}) + K3_TOOLS_END)
+    assert [c.arguments for c in toolparse.parse(two, dialect=K3).calls] == [
+        {"code": "a"}, {"code": "b"}]
+    escaped = (K3_TOOLS + '<|open|>call tool="a&amp;b" index="1"<|sep|>'
+               '<|open|>argument key="q&quot;" type="string"<|sep|>say &quot;hi&quot;'
+               "<|close|>argument<|sep|><|close|>call<|sep|>" + K3_TOOLS_END)
+    call = toolparse.parse(escaped, dialect=K3).calls[0]
+    assert call.name == "a&b" and call.arguments == {'q"': "say &quot;hi&quot;"}
+    typed = K3_TOOLS + k3_call("python", 1, {"n": ("number", "42"), "flag": ("boolean", "true"),
+                                             "s": ("string", "42"),
+                                             "bad": ("object", "{not json")}) + K3_TOOLS_END
+    call = toolparse.parse(typed, dialect=K3).calls[0]
+    assert call.arguments == {"n": 42, "flag": True, "s": "42", "bad": "{not json"}
+    assert call.json_errors == ("bad",)
+
+
+def test_k3_the_schema_checks_what_the_type_attribute_typed() -> None:
+    text = K3_TOOLS + k3_call("f", 1, {"n": ("string", "42"), "m": ("integer", "7")}) + K3_TOOLS_END
+    # A string-typed `42` for a property that admits only integers: the text, rejected.
+    call = toolparse.parse(text, dialect=K3, tools=[tool("f", {
+        "n": {"type": "integer"}, "m": {"type": "integer"}})]).calls[0]
+    assert call.status == "rejected" and call.arguments["n"] == "42"
+    call = toolparse.parse(text, dialect=K3, tools=[tool("f", {
+        "n": {"type": "string"}, "m": {"type": "integer"}})]).calls[0]
+    assert call.status == "valid" and call.arguments == {"n": "42", "m": 7}
+
+
+def test_k3_think_is_reasoning_and_a_call_there_never_runs(check_chunkings) -> None:
+    quoted = K3_TOOLS + k3_call("run", 1, {"cmd": ("string", "rm -rf /")}) + K3_TOOLS_END
+    real = K3_TOOLS + k3_call("run", 1, {"cmd": ("string", "ls")}) + K3_TOOLS_END
+    text = f"{K3_THINK}I could {quoted}{K3_THINK_END}{K3_RESPONSE}ok{K3_RESPONSE_END}{real}"
+    check_chunkings(text, dialect=K3)
+    result = toolparse.parse(text, dialect=K3)
+    assert result.reasoning == f"I could {quoted}" and result.text == "ok"
+    assert [c.arguments for c in result.calls] == [{"cmd": "ls"}]
+    # SGLang's think cases: a think message cut off is reasoning to the end; a stream that
+    # starts inside it (the prompt opened it) ends it at its close marker.
+    cut = toolparse.parse(f"{K3_THINK}cut off mid-thought", dialect=K3)
+    assert cut.reasoning == "cut off mid-thought" and cut.text == ""
+    opened = toolparse.parse(f"weighing{K3_THINK_END}visible", dialect=K3, in_reasoning=True)
+    assert opened.reasoning == "weighing" and opened.text == "visible"
+    # With reasoning off a think message is content; its markers are still framing.
+    off = toolparse.parse(f"{K3_THINK}aloud{K3_THINK_END}", dialect=K3, reasoning=None)
+    assert off.text == "aloud" and off.reasoning == ""
+
+
+def test_k3_what_is_no_call(check_chunkings) -> None:
+    # SGLang runs the complete call of a tools message the stream cuts off; here the
+    # block is truncated and nothing runs (SPEC G4). Lone and cut markers are text.
+    cut = K3_TOOLS + k3_call("python", 1, {"code": ("string", "x")})
+    assert check_chunkings(cut, dialect=K3) == [("failed", cut, "truncated")]
+    for text in ("all done<", "all done<|open|>", "a < b and c |> d",
+                 "calls open with <|open|>call, then attributes", "<|open|>tools"):
+        result = toolparse.parse(text, dialect=K3)
+        assert result.text == text and result.calls == ()
+    # Inside a response message a tools message is text (a message ends at a close marker).
+    inside = f"{K3_RESPONSE}write {K3_TOOLS}{k3_call('f', 1, {})}{K3_TOOLS_END}{K3_RESPONSE_END}"
+    result = toolparse.parse(inside, dialect=K3)
+    assert result.calls == () and result.text == f"write {K3_TOOLS}{k3_call('f', 1, {})}{K3_TOOLS_END}"
+
+
+def test_k3_auto_finds_it() -> None:
+    text = f"{K3_RESPONSE}ok{K3_RESPONSE_END}" + K3_TOOLS + k3_call("f", 1, {"n": ("number", "1")}) + K3_TOOLS_END
+    result = toolparse.parse(text, dialect="auto")
+    assert [(c.name, c.arguments) for c in result.calls] == [("f", {"n": 1})]
+    assert result.text == "ok"
+
+
+def test_type_attribute_is_checked_at_load(tmp_path) -> None:
+    grammar = ("// t.lark: test.\n//! toolparse: typing=attribute "
+               "value_edges=none type_attribute={name}\nblock: OPEN invoke+ CLOSE\n"
+               "invoke: CALL param* END\nparam: ARG TEXT* ARG_END\n{attribute}"
+               'OPEN.3: "<calls>"\nCLOSE.3: "</calls>"\nCALL.3: /<call n="(?P<name>[a-z]+)">/\n'
+               'END.3: "</call>"\nARG.3: /<arg k="(?P<name>[a-z]+)"( t="[a-z]+")?>/\n'
+               'ARG_END.3: "</arg>"\nTEXT.1: /[^<]+/\nWS: /\\s+/\n%ignore WS\n')
+    path = tmp_path / "t.lark"
+    path.write_text(grammar.format(name="t", attribute=""), encoding="utf-8")
+    with pytest.raises(toolparse.GrammarError, match="ATTRIBUTE"):
+        toolparse.Dialect.from_file(path)
+    path.write_text(grammar.format(name="t=", attribute=""), encoding="utf-8")
+    with pytest.raises(toolparse.GrammarError, match="type_attribute"):
+        toolparse.Dialect.from_file(path)
+    path.write_text(grammar.format(name="t", attribute='attribute: ATTRIBUTE\nATTRIBUTE: /([a-z]+)="([^"<]*)"/\n'),
+                    encoding="utf-8")
+    loaded = toolparse.Dialect.from_file(path)
+    text = '<calls><call n="f"><arg k="a" t="string">1</arg><arg k="b" t="integer">1</arg><arg k="c">1</arg></call></calls>'
+    assert toolparse.parse(text, dialect=loaded).calls[0].arguments == {"a": "1", "b": 1, "c": 1}

@@ -24,7 +24,9 @@ CHECKED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2
 """The dialects whose accepted corpus blocks the grammar is checked to write."""
 EXPORTED = CHECKED
 """The dialects whose grammar is walked: what it lets a model write parses as valid."""
-NOT_EXPORTED = {name: "Python calls whose literals" for name in ("olmo3", "lfm2", "pythonic")}
+NOT_EXPORTED = {**{name: "Python calls whose literals" for name in ("olmo3", "lfm2", "pythonic")},
+                "minimax_m3": "values may be elements",
+                "kimi_k3": "do not share a first character"}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
 REFUSED_MODES: dict[tuple[str, str], str] = {}
 """Exported dialects refused in one mode, with the reason."""

@@ -243,6 +243,21 @@ def _json_calls(open_tag: str, close_tag: str, element: str,
     return write
 
 
+def _minimax_m3(calls: Sequence[Call]) -> str:
+    ns = "]<]minimax[>["
+    body = "\n".join(f'{ns}<invoke name="{call.name}">' + "".join(
+        f"{ns}<{key}>{value.text}{ns}</{key}>" for key, value in call.params) + f"{ns}</invoke>"
+        for call in calls)
+    return f"{ns}<tool_call>\n{body}\n{ns}</tool_call>"
+
+
+def _kimi_k3(calls: Sequence[Call]) -> str:
+    body = "".join(f'<|open|>call tool="{call.name}" index="{i}"<|sep|>' + "".join(
+        f'<|open|>argument key="{key}" type="string"<|sep|>{value.text}<|close|>argument<|sep|>'
+        for key, value in call.params) + "<|close|>call<|sep|>" for i, call in enumerate(calls))
+    return f"<|open|>tools<|sep|>{body}<|close|>tools<|sep|>"
+
+
 def _mistral(calls: Sequence[Call]) -> str:
     return "".join(f"[TOOL_CALLS]{call.name}[ARGS]{call.arguments_text()}" for call in calls)
 
@@ -319,6 +334,8 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "olmo3": _pythonic("<function_calls>", "</function_calls>", listed=False),
     "lfm2": _pythonic("<|tool_call_start|>", "<|tool_call_end|>", listed=True),
     "pythonic": _pythonic("<|python_start|>", "<|python_end|>", listed=True),
+    "minimax_m3": _minimax_m3,
+    "kimi_k3": _kimi_k3,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

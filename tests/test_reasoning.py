@@ -54,7 +54,8 @@ def calls(text: str, **options: Any) -> list[str]:
 def test_every_bundled_format_is_listed_and_every_dialect_declares_its_default() -> None:
     assert set(FORMATS) >= {"think", "seed_think", "mistral_think", "mm_think", "kimi_think",
                             "command", "apertus", "gemma4"}
-    assert CHANNELS == ["harmony"] and DEFAULTS["gpt_oss"] == "harmony"
+    assert CHANNELS == ["harmony", "kimi_k3"] and DEFAULTS["gpt_oss"] == "harmony"
+    assert DEFAULTS["kimi_k3"] == "kimi_k3"
     assert DEFAULTS["anthropic"] is None
     assert all(DEFAULTS[d] == "think" for d in
                ("deepseek", "qwen3_coder", "glm45", "minimax_m2", "hermes", "kimi_k2"))

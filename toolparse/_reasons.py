@@ -45,8 +45,16 @@ __all__ = ["FAILURE_REASONS", "REJECTION_REASONS", "failure_message", "failure_s
            "quoted", "rejection_message", "spelling"]
 
 FAILURE_REASONS: Final = ("unexpected_token", "truncated", "max_capture", "invalid_name",
-                          "repeated_attribute", "invalid_call", "diverged", "not_literal")
+                          "repeated_attribute", "invalid_call", "diverged", "not_literal",
+                          "mixed_value", "mismatched_close", "too_deep")
 """The `BlockFailure.reason` codes the engine gives, each with its own sentence."""
+
+_ELEMENT_SENTENCES: Final = {
+    "mixed_value": "holds both text and elements, which is no value",
+    "mismatched_close": "closes an element with another element's tag",
+    "too_deep": "nests elements deeper than JSON is read (64 levels)",
+}
+"""The failures of a value written as elements (the `member` rule: docs/grammars.md)."""
 
 REJECTION_REASONS: Final = ("unknown_tool", "truncated", "invalid_json", "not_object",
                             "too_deep", "duplicate_key", "missing_required", "unknown_field",
@@ -124,6 +132,8 @@ def failure_sentence(failure: BlockFailure, text: str, grammar: Grammar, *,
     if reason == "not_literal":
         return (f"the call at line {line} has a positional argument or a value that is no "
                 "Python literal (a name, an attribute, a call); nothing of it is evaluated")
+    if reason in _ELEMENT_SENTENCES:
+        return f"an argument of the call at line {line} {_ELEMENT_SENTENCES[reason]}"
     if reason == "diverged":
         return ("the call's streamed arguments turned out other than its final ones (a "
                 "name written twice, a body that is not one object); it is withdrawn")

@@ -187,6 +187,21 @@ def _step3(calls: list[Call]) -> str:
     return f"<｜tool_calls_begin｜>{body}<｜tool_calls_end｜>"
 
 
+def _minimax_m3(calls: list[Call]) -> str:
+    ns = "]<]minimax[>["
+    body = "\n".join(f'{ns}<invoke name="{name}">' + "".join(
+        f"{ns}<{k}>{_text(v)}{ns}</{k}>" for k, v in params) + f"{ns}</invoke>"
+        for name, params in calls)
+    return f"{ns}<tool_call>\n{body}\n{ns}</tool_call>"
+
+
+def _kimi_k3(calls: list[Call]) -> str:
+    body = "\n".join(f'<|open|>call tool="{name}" index="{i}"<|sep|>' + "".join(
+        f'<|open|>argument key="{k}" type="string"<|sep|>{_text(v)}<|close|>argument<|sep|>'
+        for k, v in params) + "<|close|>call<|sep|>" for i, (name, params) in enumerate(calls))
+    return f"<|open|>tools<|sep|>{body}<|close|>tools<|sep|>"
+
+
 def _mistral(calls: list[Call]) -> str:
     return "".join(f"[TOOL_CALLS]{name}[ARGS]{_arguments(params)}" for name, params in calls)
 
@@ -268,6 +283,10 @@ MARKUP: Final[dict[str, Markup]] = {
                    ("<|tool_call_start|>", "[x(a=1)]", "<|tool_call_end|>")),
     "pythonic": Markup(_pythonic("<|python_start|>", "<|python_end|>", listed=True),
                        ("<|python_start|>", "[x(a=1)]", "<|python_end|>")),
+    "minimax_m3": Markup(_minimax_m3, ("]<]minimax[>[<tool_call>", "]<]minimax[>[<invoke",
+                                       "]<]minimax[>[</invoke>")),
+    "kimi_k3": Markup(_kimi_k3, ("<|open|>tools<|sep|>", '<|open|>call tool="x"',
+                                 "<|close|>call<|sep|>")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 

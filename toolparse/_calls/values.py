@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from toolparse._dialect.build import RawParam
 
 __all__ = [
-    "type_value", "type_by_schema", "type_arguments", "too_deep_names",
+    "element_value", "type_value", "type_by_schema", "type_arguments", "too_deep_names",
     "schema_types", "admits", "member_schema", "item_schema", "resolve_local_ref",
 ]
 
@@ -277,35 +277,63 @@ def type_arguments(params: Sequence[RawParam],
     """
     if parameters_schema is None and guess:
         return _guessed(params)
+    return _typed_members(params, parameters_schema, parameters_schema, guess)
+
+
+def _typed_members(params: Sequence[RawParam], object_schema: Any, root: Any,
+                   guess: bool) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """`type_arguments` for the members of an object whose schema is `object_schema`
+    (the call's parameters, or a property's), `root` resolving local `$ref`s."""
     counts: dict[str, int] = {}
     for name, _, _, _ in params:
         counts[name] = counts.get(name, 0) + 1
     schemas: dict[str, tuple[Any, bool]] = {}
     for name, count in counts.items():
-        prop = (member_schema(parameters_schema, name, parameters_schema)
-                if parameters_schema is not None else None)
+        prop = member_schema(object_schema, name, root) if object_schema is not None else None
         as_array = (count > 1 and prop is not None
-                    and "array" in (schema_types(prop, parameters_schema) or ()))
+                    and "array" in (schema_types(prop, root) or ()))
         schemas[name] = (prop, as_array)
     values: dict[str, list[Any]] = {}
     flagged: dict[str, None] = {}
     for name, text, string_attr, cdata_only in params:
         prop, as_array = schemas[name]
         typed_so_far = values.setdefault(name, [])
-        sub = item_schema(prop, len(typed_so_far), parameters_schema) if as_array else prop
-        if sub is None:
-            value, json_error = (type_value(text, string_attr=string_attr, cdata_only=cdata_only)
-                                 if guess else (text, False))
-        else:
-            value, json_error = type_by_schema(text, string_attr=string_attr,
-                                               cdata_only=cdata_only, schema=sub,
-                                               root=parameters_schema, guess=guess)
+        sub = item_schema(prop, len(typed_so_far), root) if as_array else prop
+        value, json_error = _typed_one((name, text, string_attr, cdata_only), sub, root, guess)
         if json_error:
             flagged[name] = None
         typed_so_far.append(value)
     arguments = {name: items if counts[name] > 1 else items[0]
                  for name, items in values.items()}
     return arguments, tuple(flagged)
+
+
+def element_value(members: tuple[RawParam, ...], schema: Any, root: Any, guess: bool) -> Any:
+    """A value written as elements (`member`s, MiniMax-M3): a JSON object of its members
+    (a repeated name gives a list, as for arguments), typed by `schema` as a call's
+    arguments are typed by its parameters schema; or, where `schema` admits arrays and
+    not objects, an array of the members' values in order, each typed by its item
+    schema (the members' names then say nothing: `<items><item>..</item></items>`).
+    The builder refused members nested deeper than JSON is read (`MAX_JSON_DEPTH`)."""
+    types = schema_types(schema, root) if schema is not None else None
+    if types is not None and "array" in types and "object" not in types:
+        return [_typed_one(member, item_schema(schema, index, root), root, guess)[0]
+                for index, member in enumerate(members)]
+    if schema is None and guess:
+        return _guessed(members)[0]
+    return _typed_members(members, schema, root, guess)[0]
+
+
+def _typed_one(param: RawParam, schema: Any, root: Any, guess: bool) -> tuple[Any, bool]:
+    """One value typed by its schema (None: none), as `type_arguments` types each."""
+    _, text, string_attr, cdata_only = param
+    if not isinstance(text, str):
+        return element_value(text, schema, root, guess), False
+    if schema is None:
+        return (type_value(text, string_attr=string_attr, cdata_only=cdata_only) if guess
+                else (text, False))
+    return type_by_schema(text, string_attr=string_attr, cdata_only=cdata_only, schema=schema,
+                          root=root, guess=guess)
 
 
 def _guessed(params: Sequence[RawParam]
@@ -316,7 +344,9 @@ def _guessed(params: Sequence[RawParam]
     repeated: dict[str, list[Any]] = {}
     flagged: dict[str, None] = {}
     for name, text, string_attr, cdata_only in params:
-        value, json_error = type_value(text, string_attr=string_attr, cdata_only=cdata_only)
+        value, json_error = (type_value(text, string_attr=string_attr, cdata_only=cdata_only)
+                             if isinstance(text, str)
+                             else (element_value(text, None, None, True), False))
         if json_error:
             flagged[name] = None
         if name not in arguments:
@@ -340,7 +370,8 @@ def too_deep_names(params: Sequence[RawParam],
         counts[name] = counts.get(name, 0) + 1
     found: dict[str, None] = {}
     for name, text, string_attr, _ in params:
-        if string_attr or name in found or not json_depth_exceeds(text):
+        if string_attr or name in found or not isinstance(text, str) \
+                or not json_depth_exceeds(text):
             continue
         prop = member_schema(parameters_schema, name, parameters_schema)
         types = schema_types(prop, parameters_schema) if prop is not None else None

@@ -14,7 +14,13 @@ are found by rule name, never by position in the tree (SPEC 5.1):
     param                 one argument; its key from a `(?P<name>...)` group or the
                           `name` attribute of its opening tag, or a child `key` rule's
                           text; its value from its text pieces, or a child `value` rule,
-                          read by the dialect's value syntax (`Builders.values`)
+                          read by the dialect's value syntax (`Builders.values`), or
+                          its `member`s
+    member                an element inside a value, named by its key as a `param` is
+                          (MiniMax-M3's `<city>...</city>` inside `<shipping>`): a value
+                          that holds members is their tuple, which typing makes a JSON
+                          object, or an array where the schema says so; whitespace may
+                          stand between them, other text may not
     cdata, nested_cdata   a verbatim section (the nested one keeps its markers)
     comment               nothing
     name, key, value      the text of their pieces
@@ -33,6 +39,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from toolparse._json import MAX_JSON_DEPTH
 from toolparse._dialect.table import Tag
 from toolparse._dialect.table import flat as _flat
 from toolparse._dialect.values import Cdata, decode_entities
@@ -43,8 +50,8 @@ if TYPE_CHECKING:  # the syntaxes import this module: they are handed in at load
 __all__ = ["BlockRejected", "Body", "Builders", "RawCall", "RawParam", "CONTRACT_RULES",
            "joined", "name_text"]
 
-CONTRACT_RULES = ("block", "orphan_block", "invoke", "param", "cdata", "nested_cdata",
-                  "comment", "name", "key", "value")
+CONTRACT_RULES = ("block", "orphan_block", "invoke", "param", "member", "cdata",
+                  "nested_cdata", "comment", "name", "key", "value")
 """The rules the contract builders build. The value syntaxes build their own
 (`syntaxes.RULE_SYNTAXES`); every other rule inlines into its parent."""
 
@@ -75,10 +82,11 @@ class BlockRejected(Exception):
 # which walk the whole process's heap (docs/performance.md, "Growth and the
 # collector").
 
-RawParam = tuple[str, str, "bool | None", bool]
-"""A parameter as written, before typing: its name, its value text, its `string`
-attribute (True, False, or None when absent or neither) and whether the value was
-written as exactly one CDATA section; as `type_arguments` takes it."""
+RawParam = tuple[str, "str | tuple[RawParam, ...]", "bool | None", bool]
+"""A parameter as written, before typing: its name, its value text (or, for a value
+written as elements, its members, each a `RawParam`), its `string` attribute (True,
+False, or None when absent or neither) and whether the value was written as exactly one
+CDATA section; as `type_arguments` takes it."""
 
 RawCall = tuple[str, tuple[RawParam, ...], "str | None", int, int]
 """A call as written: its name, its parameters, its JSON arguments text as written
@@ -135,7 +143,8 @@ class Builders:
     def __init__(self, *, name_groups: dict[str, re.Pattern[str]],
                  attribute: re.Pattern[str] | None, values: ValueSyntax,
                  body: ValueSyntax, string_attribute: bool,
-                 syntaxes: Mapping[str, ValueSyntax], call_shape: Any = None) -> None:
+                 syntaxes: Mapping[str, ValueSyntax], call_shape: Any = None,
+                 members: bool = False, type_attribute: str | None = None) -> None:
         self.name_groups = name_groups
         """Terminal -> its pattern, for the terminals with a `(?P<name>...)` group."""
         self.attribute = attribute
@@ -152,6 +161,12 @@ class Builders:
         """Rule name -> the value syntax that builds it (`syntaxes.RULE_SYNTAXES`)."""
         self.call_shape = call_shape
         """What the header declares of a call's JSON members (`json_calls.CallShape`)."""
+        self.members = members
+        """The grammar has a `member` rule: a value's pieces may hold members."""
+        self.type_attribute = type_attribute
+        """An argument's attribute that gives its JSON type (the header's
+        `type_attribute=`): `string` reads as `string="true"`, any other type as
+        `string="false"`."""
         self._attributes: dict[str, dict[str, str]] = {}
         """Tag text -> its attributes (`attributes`)."""
         self._heads: dict[str, tuple[str, str | None, bool | None]] = {}
@@ -235,6 +250,12 @@ class Builders:
         return (name, params, body.text if body is not None else None, start, end)
 
     def param(self, children: list[Any]) -> RawParam:
+        if self.members:
+            found = self._element(children)
+            if type(found[1]) is tuple and _too_deep(found[1]):
+                raise BlockRejected("too_deep", f"argument {found[0]!r} nests elements "
+                                    f"deeper than {MAX_JSON_DEPTH} levels")
+            return found
         # The common shapes: [open tag, [pieces...], close tag], [open, close], [empty tag].
         if len(children) == 3 and type(children[1]) is list and type(children[0]) is Tag:
             # The first, read as below reads it: the key and `string` from the tag.
@@ -255,6 +276,39 @@ class Builders:
             raise BlockRejected("invalid_name", "an argument has no name")
         text, cdata_only = self.values.value_text(pieces)
         return (key, text, string_attr, cdata_only)
+
+    def _element(self, children: list[Any]) -> RawParam:
+        """An argument or a member of a grammar with members: its value is text, or the
+        members it holds."""
+        key, string_attr = self._param_head(children)
+        pieces: list[Any] = []
+        for child in children:
+            if isinstance(child, list):
+                pieces.extend(child)
+            elif isinstance(child, (str, Cdata)) or _is_param(child):
+                pieces.append(child)
+            elif isinstance(child, _Named) and child.kind == "value":
+                pieces.extend(_flat(list(child.pieces)))
+        if not key:
+            raise BlockRejected("invalid_name", "an argument has no name")
+        self._check_close(key, children)
+        members = _members(pieces)
+        if members is not None:
+            return (key, members, string_attr, False)
+        text, cdata_only = self.values.value_text(pieces)
+        return (key, text, string_attr, cdata_only)
+
+    def member(self, children: list[Any]) -> RawParam:
+        return self._element(children)
+
+    def _check_close(self, key: str, children: list[Any]) -> None:
+        """An element's closing tag that carries a name must carry its key (elements
+        nest, so `<a><b>x</a></b>` is refused, not read as `b` inside `a`)."""
+        close = children[-1]
+        if isinstance(close, Tag) and close is not children[0] \
+                and close.term in self.name_groups and self.tag_name(close) != key:
+            raise BlockRejected("mismatched_close",
+                                f"element {key!r} closed by another element's tag")
 
     def string_of(self, term: str, text: str) -> bool | None:
         """The `string` attribute of an argument's opening tag (terminal `term`, text
@@ -299,6 +353,10 @@ class Builders:
             key = attrs.get(NAME_ATTRIBUTE) or None
         said = attrs.get("string", "").lower() if attrs and self.string_attribute else ""
         string = True if said == "true" else False if said == "false" else None
+        if self.type_attribute is not None and self.attribute is not None:
+            kind = self.attributes(tag.text).get(self.type_attribute)
+            if kind is not None:
+                string = kind == "string"
         if len(tag.text) <= _KEPT_LENGTH:
             if len(self._heads) >= _KEPT:
                 self._heads.clear()
@@ -334,6 +392,31 @@ class Builders:
             if name is not None:
                 return name
         return None
+
+
+def _members(pieces: Any) -> tuple[RawParam, ...] | None:
+    """A value's members, when its pieces hold any (None: a text value); text beside
+    them other than whitespace is refused."""
+    members = tuple(piece for piece in pieces if _is_param(piece))
+    if not members:
+        return None
+    if any(not _is_param(piece) and (not isinstance(piece, str) or piece.strip())
+           for piece in pieces):
+        raise BlockRejected("mixed_value", "a value holds both elements and text")
+    return members
+
+
+def _too_deep(members: tuple[RawParam, ...]) -> bool:
+    """Whether the arguments nest deeper than JSON is read (`MAX_JSON_DEPTH`, the call's
+    arguments object counting 1, this argument's value 2), as a JSON body may not.
+    Iterative, once per argument: typing recurses only into what passed."""
+    stack = [(members, 2)]
+    while stack:
+        found, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            return True
+        stack.extend((m[1], depth + 1) for m in found if type(m[1]) is tuple)
+    return False
 
 
 def name_text(value: Any) -> str | None:

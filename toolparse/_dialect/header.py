@@ -1,7 +1,7 @@
 """The `//! toolparse:` header of a grammar file: what Python cannot see in the rules.
 
     //! toolparse: typing=attribute|schema|json  value_edges=xml|trim|newline|none
-                   reasoning=NAME  ends_reasoning=TERMINAL,...
+                   reasoning=NAME  ends_reasoning=TERMINAL,...  type_attribute=NAME
 
 `typing` says how argument values are typed (SPEC 5.1): `attribute` (DeepSeek's
 `string="true|false"`, and SPEC 3's reading of the text), `schema` (the raw text; with
@@ -13,7 +13,9 @@ reasoning format (SPEC 11: a file of `grammars/reasoning/`; none when absent), a
 `ends_reasoning` the block-opening terminals that end a reasoning region (SPEC G3b:
 Kimi-K2.5 opens its tool section before it closes its thinking). `call_name` and
 `call_arguments` declare the members of a call written as one JSON object
-(`syntaxes/json_calls.py`). The first `//`
+(`syntaxes/json_calls.py`). `type_attribute` names an argument's attribute that
+gives its JSON type (Kimi K3's `type="string"`): `string` keeps the text as written, any
+other type says the text is JSON, as DSML's `string="true|false"` does. The first `//`
 comment line of the file (after its file name) is the dialect's one-line description.
 """
 
@@ -29,7 +31,8 @@ from toolparse._reasoning.formats import reasoning_formats
 
 __all__ = ["Header", "read_header"]
 
-_KEYS = (TYPING, VALUE_EDGES, "reasoning", "ends_reasoning", *SHAPE_KEYS)
+_KEYS = (TYPING, VALUE_EDGES, "reasoning", "ends_reasoning", "type_attribute", *SHAPE_KEYS)
+_ATTRIBUTE_NAME = re.compile(r"[A-Za-z_][\w.:-]*")
 
 _LINE = re.compile(r"^\s*//!\s*toolparse:(.*)$", re.M)
 _FIRST_COMMENT = re.compile(r"^\s*//(?!!)\s*(.*?)\s*$", re.M)
@@ -50,6 +53,8 @@ class Header(NamedTuple):
     call_shape: CallShape = DEFAULT_SHAPE
     """The members of a call written as a JSON object (`call_name=`, `call_arguments=`:
     `syntaxes/json_calls.py`, SPEC 5.3 e)."""
+    type_attribute: str | None = None
+    """The argument attribute that gives its JSON type (`type_attribute=`), if any."""
 
 
 def read_header(text: str, path: str) -> Header:
@@ -73,6 +78,10 @@ def read_header(text: str, path: str) -> Header:
                            f"{', '.join(reasoning_formats())}", path=path,
                            line=lines.get("reasoning"))
     ends = tuple(name for name in options.get("ends_reasoning", "").split(",") if name)
+    type_attribute = options.get("type_attribute")
+    if type_attribute is not None and not _ATTRIBUTE_NAME.fullmatch(type_attribute):
+        raise GrammarError(f"type_attribute={type_attribute!r}: expected an attribute name",
+                           path=path, line=lines.get("type_attribute"))
     first = _FIRST_COMMENT.search(text)
     description = first.group(1) if first else ""
     head, sep, rest = description.partition(":")
@@ -80,4 +89,4 @@ def read_header(text: str, path: str) -> Header:
         description = rest.strip()
     return Header(typing=typing, value_edges=edges, description=description,
                   reasoning=reasoning, ends_reasoning=ends,
-                  call_shape=read_shape(options, path, lines))
+                  call_shape=read_shape(options, path, lines), type_attribute=type_attribute)

@@ -396,10 +396,17 @@ def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRo
             "group or a name attribute, or add a 'key' rule to 'param'", path=str(path),
             line=_definition_line(text, "param"), rule="param")
     typing = header.typing
+    if header.type_attribute is not None and attribute is None:
+        raise GrammarError(
+            f"type_attribute={header.type_attribute} is read with the ATTRIBUTE terminal: "
+            "add `attribute: ATTRIBUTE` and define it", path=str(path),
+            line=text.count("\n", 0, text.find("type_attribute=")) + 1)
     return Builders(name_groups=groups, attribute=attribute,
                     values=typing.value_reader(header.value_edges),
                     body=RULE_SYNTAXES["json_body"], string_attribute=typing.guesses,
-                    syntaxes=RULE_SYNTAXES, call_shape=header.call_shape)
+                    syntaxes=RULE_SYNTAXES, call_shape=header.call_shape,
+                    members=any(own_name(rule.origin) == "member" for rule in rules),
+                    type_attribute=header.type_attribute)
 
 
 def _name_at_tag(roles: BlockRoles, terminals: dict[str, TerminalSpec], build: Builders) -> bool:

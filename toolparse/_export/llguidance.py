@@ -523,6 +523,9 @@ def write(grammar: Grammar, tools: Mapping[str, Any], mode: str) -> str:
         raise ExportError(f"dialect {grammar.name!r}: its calls are Python calls whose "
                           "literals the pythonic value syntax builds into JSON (SPEC 5.3 c), "
                           "which is not yet exported")
+    if "member" in {own_name(o) for o in writer.rules}:
+        raise ExportError(f"dialect {grammar.name!r}: its values may be elements (members), "
+                          "typed by the schema, which is not yet exported")
     if not writer.name_in_tag() and "json_body" not in {own_name(o) for o in writer.rules}:
         raise ExportError(f"dialect {grammar.name!r}: the call's name is a tag attribute; "
                           "writing one attribute into a tag of attributes is not yet "

@@ -12,8 +12,10 @@ After each chunk the stream engine asks it to `look` at the argument being writt
 value known to be a string (`string="true"`, or a dialect typed by schema when no tools
 are given) streams as it arrives, through a `ValueStream` (the certain prefix of the
 value `value_text` will read), JSON-escaped; so does a JSON body (`{...}`), as written.
-Any other argument goes out whole when its parameter closes. With tools, nothing of a
-call goes out before it is complete and checked (repair may change any value).
+Any other argument goes out whole when its parameter closes, and so does every argument of
+a grammar with `member`s (a value that may be elements is no string until it closes).
+With tools, nothing of a call goes out before it is complete and checked (repair may
+change any value).
 
 A call is built (`build_call`: typed, and with tools checked and repaired) as soon as
 its invoke is complete, not at the end of its block: then it gets the rest of its final
@@ -47,7 +49,7 @@ from json.encoder import encode_basestring
 from typing import Any, Final
 
 from toolparse._calls import CallPolicy, build_call, build_calls
-from toolparse._calls.values import type_value
+from toolparse._calls.values import element_value, type_value
 from toolparse._dialect.build import RawCall, RawParam, name_text
 from toolparse._dialect.gates import CALL_RULES, EVENT_RULES, Closers
 from toolparse._dialect.grammar import Grammar
@@ -294,8 +296,11 @@ class CallProgress:
         if name in call.arguments:
             self._diverges(call, children, repeated=True)  # the final value is a list
             return
-        value, flagged = (type_value(text, string_attr=string_attr, cdata_only=cdata_only)
-                          if self.guess else (text, False))
+        if not isinstance(text, str):  # members (MiniMax-M3): typed as the call types them
+            value, flagged = element_value(text, None, None, self.guess), False
+        else:
+            value, flagged = (type_value(text, string_attr=string_attr, cdata_only=cdata_only)
+                              if self.guess else (text, False))
         member = encode_basestring(name) + ":" + _json_of(value)
         opened = ("," if call.arguments else "{") + member
         sent = ("".join(call.sent[streaming.sent_from:])
@@ -455,7 +460,9 @@ class CallProgress:
         if key in call.arguments:
             self._diverges(call, [tag], repeated=True)  # its value must not stream
             return None
-        if not (string_attr is True or self.grammar.header.typing.schema_types):
+        if not (string_attr is True or self.grammar.header.typing.schema_types) \
+                or self.grammar.build.members:
+            # A value that may turn out to be members (not a string) goes out whole.
             return _Param(tag, None)
         param = _Param(tag, self.grammar.build.values.stream(), True, call)
         param.sent_from = len(call.sent)
