@@ -78,6 +78,10 @@ ONE_LINE["hy_v3"] = "<tool_calls><tool_call>{name}<tool_sep></tool_call></tool_c
 ONE_LINE["step3"] = ('<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{name}">'
                      "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>")
 
+ONE_LINE["granite"] = '<|tool_call|>[{{"name": "{name}", "arguments": {{}}}}]'
+
+ONE_LINE["phi4_mini"] = 'functools[{{"name": "{name}", "arguments": {{}}}}]'
+
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
 
 
@@ -396,6 +400,33 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
         ('[TOOL_CALLS]a[ARGS]{"p": 1}', '[TOOL_CALLS]run[ARGS]{"command": "rm -rf build"}',
          "[TOOL_CALLS]b[ARGS]{}"),
         "", "", "}", True),
+    Sample(
+        "granite",
+        (('<|tool_call|>[{"name": "read_file", "arguments": {"path": "README.md"}}]',
+          [("read_file", {"path": "README.md"})]),
+         ('<tool_call> [\n  {"arguments": {"a": [1, "<b>`]"]}, "name": "x"},\n  {"name": "y", '
+          '"parameters": {}}\n]', [("x", {"a": [1, "<b>`]"]}), ("y", {})]),
+         ('<function_call> {"name": "s", "arguments": {"q": "}<function_call> {"}}',
+          [("s", {"q": "}<function_call> {"})])),
+        ("<|tool_call|>", "<tool_call>", "<function_call>", "[", "]", '{"name": "a"',
+         '"arguments": {', "}", ", ", "<|", '{"name": "b", "arguments": {}}'),
+        ('<function_call> {"name": "a", "arguments": {"p": 1}}', '<function_call> {"name": '
+         '"run", "arguments": {"command": "rm -rf build"}}', '<function_call> {"name": "b", '
+         '"arguments": {}}'),
+        "", "", "}", True),
+    Sample(
+        "phi4_mini",
+        (('functools[{"name": "read_file", "arguments": {"path": "README.md"}}]',
+          [("read_file", {"path": "README.md"})]),
+         ('functools[\n  {"arguments": {"a": [1, "<b>`]"]}, "name": "x"},\n  {"name": "y", '
+          '"parameters": {}}\n]', [("x", {"a": [1, "<b>`]"]}), ("y", {})]),
+         ('functools[{"name": "s", "arguments": {"city": "北京 functools["}}]',
+          [("s", {"city": "北京 functools["})])),
+        ("functools", "functools[", "[", "]", '{"name": "a"', '"arguments": {', "}", ", ",
+         "func", '{"name": "b", "arguments": {}}'),
+        ('{"name": "a", "arguments": {"p": 1}},', '{"name": "run", "arguments": {"command": '
+         '"rm -rf build"}},', '{"name": "b", "arguments": {}}'),
+        "functools[", "]", "}", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

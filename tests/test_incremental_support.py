@@ -273,6 +273,8 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "minimax_m1": _json_calls("<tool_calls>", "</tool_calls>",
                               '{{"name": "{name}", "arguments": {args}}}', lines=True),
     "mistral": _mistral,
+    "granite": _json_calls("<|tool_call|>", "", '{{"name": "{name}", "arguments": {args}}}'),
+    "phi4_mini": _json_calls("functools", "", '{{"name": "{name}", "arguments": {args}}}'),
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

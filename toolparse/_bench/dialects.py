@@ -245,6 +245,10 @@ MARKUP: Final[dict[str, Markup]] = {
                                      '{{"name": "{name}", "arguments": {args}}}', lines=True),
                          ("<tool_calls>", '{"name": "x"}', "</tool_calls>")),
     "mistral": Markup(_mistral, ("[TOOL_CALLS]", "[TOOL_CALLS]x[ARGS]", "[ARGS]"), per_call=True),
+    "granite": Markup(_json_calls("<|tool_call|>", "", '{{"name": "{name}", "arguments": {args}}}'),
+                      ("<|tool_call|>", '<|tool_call|>[{"name": "x"}]', "<function_call>")),
+    "phi4_mini": Markup(_json_calls("functools", "", '{{"name": "{name}", "arguments": {args}}}'),
+                        ("functools", 'functools[{"name": "x"}]', "functools.partial")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 
