@@ -52,7 +52,7 @@ def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> No
                              "longcat": "json", "internlm": "json", "nemotron": "json",
                              "cohere": "json", "apertus": "json", "hunyuan_a13b": "json",
                              "minimax_m1": "json", "mistral": "json",
-                             "granite": "json", "phi4_mini": "json"}.get(dialect, "schema")
+                             "granite": "json", "phi4_mini": "json", "gemma4": "gemma"}.get(dialect, "schema")
 
 
 def test_the_cli_lists_each_dialect_with_its_description(capsys) -> None:

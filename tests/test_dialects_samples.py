@@ -80,6 +80,8 @@ ONE_LINE["step3"] = ('<｜tool_calls_begin｜><｜tool_call_begin｜>function<�
 
 ONE_LINE["granite"] = '<|tool_call|>[{{"name": "{name}", "arguments": {{}}}}]'
 
+ONE_LINE["gemma4"] = "<|tool_call>call:{name}{{}}<tool_call|>"
+
 ONE_LINE["phi4_mini"] = 'functools[{{"name": "{name}", "arguments": {{}}}}]'
 
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
@@ -427,6 +429,19 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
         ('{"name": "a", "arguments": {"p": 1}},', '{"name": "run", "arguments": {"command": '
          '"rm -rf build"}},', '{"name": "b", "arguments": {}}'),
         "functools[", "]", "}", False),
+    Sample(
+        "gemma4",
+        (('<|tool_call>call:read_file{path:<|"|>README.md<|"|>}<tool_call|>',
+          [("read_file", {"path": "README.md"})]),
+         ('<|tool_call>call:x{a:[1,<|"|><b>`]}<tool_call|><|"|>],b:{c:null,d:-2.5}}<tool_call|>',
+          [("x", {"a": [1, "<b>`]}<tool_call|>"], "b": {"c": None, "d": -2.5}})]),
+         ('<start_function_call>call:s{city:<escape>北京, "x"<escape>,ok:true}<end_function_call>',
+          [("s", {"city": '北京, "x"', "ok": True})])),
+        ("<|tool_call>", "<tool_call|>", "call:", '<|"|>', "<|", "{", "}", ":", ",",
+         "<start_function_call>", "<escape>", "<|tool_call>call:b{}<tool_call|>"),
+        ('<|tool_call>call:a{p:1}<tool_call|>', '<|tool_call>call:run{command:<|"|>rm -rf '
+         'build<|"|>}<tool_call|>', "<|tool_call>call:b{}<tool_call|>"),
+        "", "", "<tool_call|>", True),
 ]}
 
 DIALECTS = sorted(SAMPLES)

@@ -30,7 +30,8 @@ NOT_EXPORTED = {"deepseek_v3": "do not share a first character",
                 **{name: "JSON values read by the shape its header declares" for name in (
                     "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1")},
                 **{name: "JSON values read by the shape its header declares" for name in (
-                    "granite", "phi4_mini")}}
+                    "granite", "phi4_mini")},
+                "gemma4": "holds a lookaround"}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
 REFUSED_MODES = {("gpt_oss", "auto"): "do not share a first character"}
 """Exported dialects refused in one mode: free text beside harmony's headers."""

@@ -191,6 +191,23 @@ def _mistral(calls: list[Call]) -> str:
     return "".join(f"[TOOL_CALLS]{name}[ARGS]{_arguments(params)}" for name, params in calls)
 
 
+def _gemma_value(value: Any) -> str:
+    """A value in Gemma's notation: strings between `<|"|>` tokens, the rest as JSON's
+    (an object's keys bare)."""
+    if isinstance(value, str):
+        return f'<|"|>{value}<|"|>'
+    if isinstance(value, list):
+        return "[" + ",".join(_gemma_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_gemma_value(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+def _gemma4(calls: list[Call]) -> str:
+    return "".join(f"<|tool_call>call:{name}{_gemma_value(dict(params))}<tool_call|>"
+                   for name, params in calls)
+
+
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -247,6 +264,8 @@ MARKUP: Final[dict[str, Markup]] = {
     "mistral": Markup(_mistral, ("[TOOL_CALLS]", "[TOOL_CALLS]x[ARGS]", "[ARGS]"), per_call=True),
     "granite": Markup(_json_calls("<|tool_call|>", "", '{{"name": "{name}", "arguments": {args}}}'),
                       ("<|tool_call|>", '<|tool_call|>[{"name": "x"}]', "<function_call>")),
+    "gemma4": Markup(_gemma4, ("<|tool_call>", "<|tool_call>call:x{}", "<tool_call|>"),
+                     per_call=True),
     "phi4_mini": Markup(_json_calls("functools", "", '{{"name": "{name}", "arguments": {args}}}'),
                         ("functools", 'functools[{"name": "x"}]', "functools.partial")),
 }
