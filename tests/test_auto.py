@@ -204,14 +204,20 @@ def test_auto_makes_no_call_that_no_dialect_reads_alone_from_its_block(text: str
             assert calls in _alone(event.raw), event.raw
 
 
-@pytest.mark.parametrize("dialect", ["auto", "glm45"])
-@pytest.mark.parametrize("text", [
+NOT_GLM_NAMES = [
     # The issue's case: a Hermes body cut by a quoted </tool_call>; what follows the
     # next <tool_call> is the tail of the JSON, not a GLM name.
     '<tool_call>\n{"name": "f", "arguments": {"a": "</tool_call><tool_call>"}}\n</tool_call>',
     '<tool_call>"}}</tool_call>', "<tool_call>f(x)</tool_call>", "<tool_call>a=b</tool_call>",
     "<tool_call>[1]\n</tool_call>", "<tool_call>`ls`</tool_call>",
-])
+]
+
+
+# Under auto, `<tool_call>[` is Granite 3.1's head (a JSON array of calls,
+# tests/test_granite_phi4.py), so that text is granite's block there.
+@pytest.mark.parametrize(("text", "dialect"), [
+    (text, dialect) for text in NOT_GLM_NAMES for dialect in ("auto", "glm45")
+    if not (dialect == "auto" and text.startswith("<tool_call>["))])
 def test_a_glm_name_is_a_name(text: str, dialect: str) -> None:
     # SPEC 5: the name rule decides what a name is; punctuation that no function name
     # holds is no name, so no call starts (the block fails as a prose mention).

@@ -54,7 +54,8 @@ def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> No
                              "cohere": "json", "apertus": "json", "hunyuan_a13b": "json",
                              "minimax_m1": "json", "mistral": "json",
                              "olmo3": "pythonic", "lfm2": "pythonic",
-                             "pythonic": "pythonic", "kimi_k3": "attribute"}.get(dialect, "schema")
+                             "pythonic": "pythonic", "kimi_k3": "attribute",
+                             "granite": "json", "phi4_mini": "json", "gemma4": "gemma"}.get(dialect, "schema")
 
 
 def test_the_cli_lists_each_dialect_with_its_description(capsys) -> None:

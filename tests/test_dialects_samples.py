@@ -87,6 +87,12 @@ ONE_LINE["minimax_m3"] = M3 + "<tool_call>" + M3 + '<invoke name="{name}">' + M3
 K3_TOOLS, K3_END = "<|open|>tools<|sep|>", "<|close|>tools<|sep|>"
 ONE_LINE["kimi_k3"] = K3_TOOLS + '<|open|>call tool="{name}" index="1"<|sep|><|close|>call<|sep|>' + K3_END
 
+ONE_LINE["granite"] = '<|tool_call|>[{{"name": "{name}", "arguments": {{}}}}]'
+
+ONE_LINE["gemma4"] = "<|tool_call>call:{name}{{}}<tool_call|>"
+
+ONE_LINE["phi4_mini"] = 'functools[{{"name": "{name}", "arguments": {{}}}}]'
+
 KIMI_CALL = "<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
 
 
@@ -483,6 +489,46 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
          "<|sep|>", "<|"),
         (k3("a", p=("number", "1")), k3("run", command=("string", "rm -rf build")), k3("b")),
         K3_TOOLS, K3_END, "<|close|>call<|sep|>", False),
+    Sample(
+        "granite",
+        (('<|tool_call|>[{"name": "read_file", "arguments": {"path": "README.md"}}]',
+          [("read_file", {"path": "README.md"})]),
+         ('<tool_call> [\n  {"arguments": {"a": [1, "<b>`]"]}, "name": "x"},\n  {"name": "y", '
+          '"parameters": {}}\n]', [("x", {"a": [1, "<b>`]"]}), ("y", {})]),
+         ('<function_call> {"name": "s", "arguments": {"q": "}<function_call> {"}}',
+          [("s", {"q": "}<function_call> {"})])),
+        ("<|tool_call|>", "<tool_call>", "<function_call>", "[", "]", '{"name": "a"',
+         '"arguments": {', "}", ", ", "<|", '{"name": "b", "arguments": {}}'),
+        ('<function_call> {"name": "a", "arguments": {"p": 1}}', '<function_call> {"name": '
+         '"run", "arguments": {"command": "rm -rf build"}}', '<function_call> {"name": "b", '
+         '"arguments": {}}'),
+        "", "", "}", True),
+    Sample(
+        "phi4_mini",
+        (('functools[{"name": "read_file", "arguments": {"path": "README.md"}}]',
+          [("read_file", {"path": "README.md"})]),
+         ('functools[\n  {"arguments": {"a": [1, "<b>`]"]}, "name": "x"},\n  {"name": "y", '
+          '"parameters": {}}\n]', [("x", {"a": [1, "<b>`]"]}), ("y", {})]),
+         ('functools[{"name": "s", "arguments": {"city": "北京 functools["}}]',
+          [("s", {"city": "北京 functools["})])),
+        ("functools", "functools[", "[", "]", '{"name": "a"', '"arguments": {', "}", ", ",
+         "func", '{"name": "b", "arguments": {}}'),
+        ('{"name": "a", "arguments": {"p": 1}},', '{"name": "run", "arguments": {"command": '
+         '"rm -rf build"}},', '{"name": "b", "arguments": {}}'),
+        "functools[", "]", "}", False),
+    Sample(
+        "gemma4",
+        (('<|tool_call>call:read_file{path:<|"|>README.md<|"|>}<tool_call|>',
+          [("read_file", {"path": "README.md"})]),
+         ('<|tool_call>call:x{a:[1,<|"|><b>`]}<tool_call|><|"|>],b:{c:null,d:-2.5}}<tool_call|>',
+          [("x", {"a": [1, "<b>`]}<tool_call|>"], "b": {"c": None, "d": -2.5}})]),
+         ('<start_function_call>call:s{city:<escape>北京, "x"<escape>,ok:true}<end_function_call>',
+          [("s", {"city": '北京, "x"', "ok": True})])),
+        ("<|tool_call>", "<tool_call|>", "call:", '<|"|>', "<|", "{", "}", ":", ",",
+         "<start_function_call>", "<escape>", "<|tool_call>call:b{}<tool_call|>"),
+        ('<|tool_call>call:a{p:1}<tool_call|>', '<|tool_call>call:run{command:<|"|>rm -rf '
+         'build<|"|>}<tool_call|>', "<|tool_call>call:b{}<tool_call|>"),
+        "", "", "<tool_call|>", True),
 ]}
 
 DIALECTS = sorted(SAMPLES)

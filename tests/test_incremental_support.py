@@ -303,6 +303,30 @@ def _pythonic(open_tag: str, close_tag: str, listed: bool) -> Callable[[Sequence
         body = "[" + ", ".join(items) + "]" if listed else "\n".join(items)
         return f"{open_tag}{body}{close_tag}"
     return write
+def _gemma_value(value: Any) -> str:
+    if isinstance(value, str):
+        return f'<|"|>{value}<|"|>'
+    if isinstance(value, list):
+        return "[" + ",".join(_gemma_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_gemma_value(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+def _gemma4(calls: Sequence[Call]) -> str:
+    """Gemma 4's calls: each value a JSON value where it is one (and not marked a
+    string), else a string; a body written as is (valid or not), in Gemma's notation
+    when it is a JSON object."""
+    def arguments(call: Call) -> str:
+        if call.body is not None:
+            try:
+                value = json.loads(call.body)
+            except ValueError:
+                return call.body
+            return _gemma_value(value) if isinstance(value, dict) else call.body
+        return "{" + ",".join(f"{key}:{_gemma_value(json.loads(_json_value(value)))}"
+                              for key, value in call.params) + "}"
+    return "".join(f"<|tool_call>call:{call.name}{arguments(call)}<tool_call|>" for call in calls)
 
 
 WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
@@ -336,6 +360,9 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "pythonic": _pythonic("<|python_start|>", "<|python_end|>", listed=True),
     "minimax_m3": _minimax_m3,
     "kimi_k3": _kimi_k3,
+    "granite": _json_calls("<|tool_call|>", "", '{{"name": "{name}", "arguments": {args}}}'),
+    "phi4_mini": _json_calls("functools", "", '{{"name": "{name}", "arguments": {args}}}'),
+    "gemma4": _gemma4,
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

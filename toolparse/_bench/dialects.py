@@ -221,6 +221,21 @@ def _pythonic(open_tag: str, close_tag: str, listed: bool) -> Callable[[list[Cal
         body = "[" + ", ".join(items) + "]" if listed else "\n".join(items)
         return f"{open_tag}{body}{close_tag}"
     return write
+def _gemma_value(value: Any) -> str:
+    """A value in Gemma's notation: strings between `<|"|>` tokens, the rest as JSON's
+    (an object's keys bare)."""
+    if isinstance(value, str):
+        return f'<|"|>{value}<|"|>'
+    if isinstance(value, list):
+        return "[" + ",".join(_gemma_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_gemma_value(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+def _gemma4(calls: list[Call]) -> str:
+    return "".join(f"<|tool_call>call:{name}{_gemma_value(dict(params))}<tool_call|>"
+                   for name, params in calls)
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +302,12 @@ MARKUP: Final[dict[str, Markup]] = {
                                        "]<]minimax[>[</invoke>")),
     "kimi_k3": Markup(_kimi_k3, ("<|open|>tools<|sep|>", '<|open|>call tool="x"',
                                  "<|close|>call<|sep|>")),
+    "granite": Markup(_json_calls("<|tool_call|>", "", '{{"name": "{name}", "arguments": {args}}}'),
+                      ("<|tool_call|>", '<|tool_call|>[{"name": "x"}]', "<function_call>")),
+    "gemma4": Markup(_gemma4, ("<|tool_call>", "<|tool_call>call:x{}", "<tool_call|>"),
+                     per_call=True),
+    "phi4_mini": Markup(_json_calls("functools", "", '{{"name": "{name}", "arguments": {args}}}'),
+                        ("functools", 'functools[{"name": "x"}]', "functools.partial")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 

@@ -373,6 +373,17 @@ def _check_rules(rules: Sequence[RuleRecord], text: str, path: Path) -> None:
                                path=str(path), line=_definition_line(text, start), rule=start)
 
 
+_TRAILING_LOOKAHEAD = re.compile(r"\(\?=[^()]*\)(?=\)*\Z)")
+
+
+def _tag_only(spec: TerminalSpec) -> re.Pattern[str]:
+    """The tag's pattern for reading its name group from the tag's own text: without a
+    trailing lookahead (`(?=\\{)`), which reads what follows the tag, not the tag."""
+    pattern = spec.full.pattern
+    trimmed = _TRAILING_LOOKAHEAD.sub("", pattern)
+    return spec.full if trimmed == pattern else re.compile(trimmed, spec.full.flags)
+
+
 def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRoles,
               rules: Sequence[RuleRecord], text: str, path: Path) -> Builders:
     attribute_name = next((n for n in terminals if own_name(n) == "ATTRIBUTE"), None)
@@ -380,7 +391,7 @@ def _builders(terminals: dict[str, TerminalSpec], header: Header, roles: BlockRo
     # (and backtracking) at every position of a long tag name.
     attribute = (re.compile(r"(?<!\S)" + terminals[attribute_name].pattern)
                  if attribute_name else None)
-    groups = {n: spec.full for n, spec in terminals.items() if spec.has_name}
+    groups = {n: _tag_only(spec) for n, spec in terminals.items() if spec.has_name}
     invoke = reachable_children(rules, "invoke", BUILT_RULES)
     if not (groups.keys() & invoke or attribute is not None or "name" in invoke
             or "json_body" in invoke or "json_call" in invoke):

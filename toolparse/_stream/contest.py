@@ -77,16 +77,19 @@ class Entrant:
         self.base += pos
 
 
-def entrant_openers(grammars: tuple[Grammar, ...], token: str
+def entrant_openers(grammars: tuple[Grammar, ...], token: str, after: str = ""
                     ) -> list[tuple[Grammar, TerminalSpec]]:
     """The grammars (in priority order) that open a block with exactly `token`, a
     block-start tag SCAN found, each with the terminal that matches it (the first in
-    its lexer order). A grammar that only accepts the tag (an accept-only spelling:
-    qwen3_coder's `<seed:tool_call>`) gives way to those that write it (seed_oss), so
-    the same block is not read twice (SPEC 5.2's cost bound)."""
+    its lexer order). `after` is the text that follows the tag, as far as SCAN read it:
+    an opener that ends in a lookahead (granite's `<function_call>`, when a `{` follows)
+    matches only where what it looks at is there. A grammar that only accepts the tag
+    (an accept-only spelling: qwen3_coder's `<seed:tool_call>`) gives way to those that
+    write it (seed_oss), so the same block is not read twice (SPEC 5.2's cost bound)."""
     found = []
+    text = token + after
     for grammar in grammars:
-        spec, end = next_token(grammar.block_starts.lexer, token, 0, len(token), True)
+        spec, end = next_token(grammar.block_starts.lexer, text, 0, len(text), True)
         if spec is not None and end == len(token):
             found.append((grammar, spec))
     written = [(g, spec) for g, spec in found if spec.name not in g.lenient_openers]

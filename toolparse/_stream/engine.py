@@ -112,8 +112,8 @@ class Engine:
     __slots__ = (
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
-        "_opener_char", "_opener_other", "_new_id", "_grammar", "_run_list", "_run_stops",
-        "_run_parts", "_incremental", "_scanner", "_contest", "_streaming",
+        "_opener_char", "_opener_other", "_opener_third", "_new_id", "_grammar", "_run_list",
+        "_run_stops", "_run_parts", "_incremental", "_scanner", "_contest", "_streaming",
         "_keeping", "_thinking",
     )
 
@@ -164,13 +164,14 @@ class Engine:
         self._keeping: Keeping | None = None
         """Inside a started call, when no chunk without a gate can change what goes
         out (`_keep_quiet`, `keeping.py`): the chunks kept since, unlexed; else None."""
-        # The fast path tests one or two characters with `in`; a dialect whose blocks
+        # The fast path tests up to three characters with `in`; a dialect whose blocks
         # can start with more tests them all with one search (`start_search`, in _feed).
-        self._opener_char, self._opener_other = self._scanner.plain_chars
+        self._opener_char, self._opener_other, self._opener_third = self._scanner.plain_chars
         self._plain = self._opener_char if self._mode is Mode.SCAN else ""
-        """The first character the fast path tests (`_opener_other` the second), while
-        it applies (SCAN, nothing arriving, nothing held; `_quiet()` says the same for
-        any dialect); else "", which is in every chunk, so that one `in` test says both."""
+        """The first character the fast path tests (`_opener_other` and `_opener_third`
+        the others), while it applies (SCAN, nothing arriving, nothing held; `_quiet()`
+        says the same for any dialect); else "", which is in every chunk, so that one
+        `in` test says all."""
 
     # ---- what StreamParser hands over -------------------------------------------------
 
@@ -185,7 +186,8 @@ class Engine:
         refused with a `ChunkTypeError` (`checked_chunk`), never by the compiled build's own
         argument check. Four fast paths, each a named guard, before the mode loop:"""
         if type(chunk) is str:
-            if self._plain not in chunk and self._opener_other not in chunk:
+            if (self._plain not in chunk and self._opener_other not in chunk
+                    and self._opener_third not in chunk):
                 # 1. Plain text (SCAN, nothing arriving, nothing held, no block-start
                 # character): one test, one append, one event.
                 if not chunk:
@@ -566,7 +568,8 @@ class Engine:
             return at + 1
         token = text[at:token_end]
         grammars = self._dialect._grammars
-        openers = (entrant_openers(grammars, token) if len(grammars) > 1
+        openers = (entrant_openers(grammars, token, text[token_end:token_end + MAX_ATOM])
+                   if len(grammars) > 1
                    else [(self._grammar, opener.spec)])
         if len(openers) > 1:
             entrants = [Entrant(Capture(grammar, grammar.opener_rule[spec.name], start,

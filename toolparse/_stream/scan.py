@@ -44,10 +44,11 @@ class Scanner:
         self.opener_char = chars if len(chars) == 1 else ""
         """The one character every block starts with, or "" when they start with
         several."""
-        self.plain_chars = (chars[0], chars[-1]) if len(chars) in (1, 2) else ("", "")
-        """The characters `feed`'s fast path tests with `in` (the same one twice when
-        every block starts with one; `auto` has `<` and Mistral's `[`), or "" when
-        blocks start with more than two."""
+        self.plain_chars = ((chars[0], chars[len(chars) // 2], chars[-1])
+                            if 1 <= len(chars) <= 3 else ("", "", ""))
+        """The characters `feed`'s fast path tests with `in` (one repeated when every
+        block starts with one; `auto` has `<`, Mistral's `[` and Phi-4-mini's `f`), or ""
+        when blocks start with more than three."""
         self.lexer = starts.lexer
         self.find: Callable[[str, int], Match[str] | None] = starts.search.search
         self.start_search: Callable[[str, int], Match[str] | None] = starts.start_search.search

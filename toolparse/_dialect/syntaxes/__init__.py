@@ -24,6 +24,7 @@ from typing import Final
 
 from toolparse._dialect.build import CONTRACT_RULES
 from toolparse._dialect.syntaxes.attribute import ATTRIBUTE
+from toolparse._dialect.syntaxes.gemma import GEMMA
 from toolparse._dialect.syntaxes.base import TYPING, VALUE_EDGES, ValueSyntax
 from toolparse._dialect.syntaxes.json import JSON
 from toolparse._dialect.syntaxes.newline import NEWLINE
@@ -38,7 +39,7 @@ __all__ = ["DEFAULTS", "RULE_SYNTAXES", "TYPING", "VALUE_EDGES", "VALUE_SYNTAXES
            "ValueSyntax", "named", "names"]
 
 VALUE_SYNTAXES: Final = {row.name: row for row in (
-    ATTRIBUTE, SCHEMA, JSON, PYTHONIC,   # typing=
+    ATTRIBUTE, SCHEMA, JSON, PYTHONIC, GEMMA,   # typing=
     XML, TRIM, NEWLINE, NONE,       # value_edges=
 )}
 """Name -> row, for every name a header can write (a row says which key names it)."""

@@ -1,0 +1,100 @@
+"""`typing=gemma`: a call's arguments in Gemma 4's value notation (SPEC 5.3 d).
+
+- Its rule: `gemma_body`, one object as `grammars/common/gemma.lark` reads it: bare
+  keys, `<|"|>` strings (anything between two quote tokens), numbers, `true`, `false`,
+  `null`, nested objects and arrays. The builder turns its tokens into one JSON text,
+  in one pass over them (no recursion, no evaluation): a key becomes a JSON string, a
+  string's pieces one JSON string, the rest is JSON as written.
+- Typing: then as `typing=json` (SPEC 6): with tools, checked and repaired like an
+  OpenAI arguments string; without, the values as written.
+- While a body streams (SPEC 7), nothing of it is given out before it is complete: a
+  piece of Gemma text is no prefix of the JSON it becomes.
+
+The grammar's tokens arrive as their text: a quote token is exactly `<|"|>` (or
+FunctionGemma's `<escape>`), which no string's text run holds (a run never holds `<`;
+a lone `<` is a token of its own), so the text alone says where each string starts and
+ends: the grammar has paired them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Final
+
+from toolparse._dialect.build import joined
+from toolparse._dialect.syntaxes.base import TYPING
+from toolparse._dialect.syntaxes.json import JsonBody, _Json
+from toolparse._dialect.table import flat
+from toolparse._dialect.value_stream import ValueStream
+
+__all__ = ["GEMMA", "QUOTES", "as_json"]
+
+QUOTES: Final = frozenset({'<|"|>', "<escape>"})
+"""Gemma 4's string delimiter and FunctionGemma's, as the grammar's quote tokens read
+them."""
+_PUNCTUATION: Final = frozenset("{}[],:")
+
+
+def as_json(pieces: Sequence[str]) -> str:
+    """The JSON text of a Gemma value, from its tokens' texts in order."""
+    out: list[str] = []
+    string: list[str] | None = None
+    for i, piece in enumerate(pieces):
+        if piece in QUOTES:
+            if string is None:
+                string = []
+            else:
+                out.append(json.dumps("".join(string), ensure_ascii=False))
+                string = None
+        elif string is not None:
+            string.append(piece)
+        elif piece in _PUNCTUATION or piece.isspace():
+            out.append(piece)
+        elif i + 1 < len(pieces) and pieces[i + 1] == ":":
+            out.append(json.dumps(piece, ensure_ascii=False))   # a bare key
+        else:
+            out.append(piece)   # a number, true, false or null: JSON as written
+    return "".join(out)
+
+
+def _texts(children: list[Any]) -> list[str]:
+    return [joined([child]) for child in flat(children) if child is not None]
+
+
+def gemma_body(children: list[Any]) -> JsonBody:
+    return JsonBody(as_json(_texts(children)))
+
+
+class _Held(ValueStream):
+    """Gives out nothing while the value arrives (see the module)."""
+
+    __slots__ = ()
+
+    def text(self, piece: str) -> str:
+        return ""
+
+    def cdata(self, piece: str) -> str:
+        return ""
+
+    def fast(self, piece: str) -> str | None:
+        return ""
+
+    def fast_cdata(self, piece: str) -> str | None:
+        return ""
+
+
+class _Gemma(_Json):
+    __slots__ = ()
+
+    def value_text(self, pieces: Sequence[Any]) -> tuple[str, bool]:
+        return as_json(_texts(list(pieces))), False
+
+    def stream(self) -> ValueStream:
+        return _Held()
+
+    def builder(self, rule: str, shape: Any) -> Any:
+        return self.builders[rule]
+
+
+GEMMA: Final = _Gemma("gemma", TYPING, builders={"gemma_body": gemma_body})
