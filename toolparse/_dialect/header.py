@@ -1,7 +1,7 @@
 """The `//! toolparse:` header of a grammar file: what Python cannot see in the rules.
 
     //! toolparse: typing=attribute|schema|json  value_edges=xml|trim|newline|none
-                   reasoning=NAME  ends_reasoning=TERMINAL,...
+                   reasoning=NAME  ends_reasoning=TERMINAL,...  anchored=TERMINAL,...
 
 `typing` says how argument values are typed (SPEC 5.1): `attribute` (DeepSeek's
 `string="true|false"`, and SPEC 3's reading of the text), `schema` (the raw text; with
@@ -11,7 +11,10 @@ how a value's text reads. Each names a row of `syntaxes.VALUE_SYNTAXES`, and the
 header holds the row, not the name. `reasoning` names the dialect's default
 reasoning format (SPEC 11: a file of `grammars/reasoning/`; none when absent), and
 `ends_reasoning` the block-opening terminals that end a reasoning region (SPEC G3b:
-Kimi-K2.5 opens its tool section before it closes its thinking). `call_name` and
+Kimi-K2.5 opens its tool section before it closes its thinking). `anchored` names the
+block-opening terminals that open a block only at the start of the answer (SPEC 5.3 b:
+after nothing but whitespace and a reasoning region; anywhere else their text is text:
+Llama's bare JSON call). `call_name` and
 `call_arguments` declare the members of a call written as one JSON object
 (`syntaxes/json_calls.py`). The first `//`
 comment line of the file (after its file name) is the dialect's one-line description.
@@ -29,7 +32,7 @@ from toolparse._reasoning.formats import reasoning_formats
 
 __all__ = ["Header", "read_header"]
 
-_KEYS = (TYPING, VALUE_EDGES, "reasoning", "ends_reasoning", *SHAPE_KEYS)
+_KEYS = (TYPING, VALUE_EDGES, "reasoning", "ends_reasoning", "anchored", *SHAPE_KEYS)
 
 _LINE = re.compile(r"^\s*//!\s*toolparse:(.*)$", re.M)
 _FIRST_COMMENT = re.compile(r"^\s*//(?!!)\s*(.*?)\s*$", re.M)
@@ -47,6 +50,9 @@ class Header(NamedTuple):
     """The default reasoning format's name; None: no regions by default."""
     ends_reasoning: tuple[str, ...] = ()
     """Terminals that end a reasoning region (the loader checks they open blocks)."""
+    anchored: tuple[str, ...] = ()
+    """Terminals that open a block only at the start of the answer (SPEC 5.3 b; the
+    loader checks they open blocks)."""
     call_shape: CallShape = DEFAULT_SHAPE
     """The members of a call written as a JSON object (`call_name=`, `call_arguments=`:
     `syntaxes/json_calls.py`, SPEC 5.3 e)."""
@@ -73,11 +79,12 @@ def read_header(text: str, path: str) -> Header:
                            f"{', '.join(reasoning_formats())}", path=path,
                            line=lines.get("reasoning"))
     ends = tuple(name for name in options.get("ends_reasoning", "").split(",") if name)
+    anchored = tuple(name for name in options.get("anchored", "").split(",") if name)
     first = _FIRST_COMMENT.search(text)
     description = first.group(1) if first else ""
     head, sep, rest = description.partition(":")
     if sep and head.endswith(".lark"):  # "deepseek.lark: what it is"
         description = rest.strip()
     return Header(typing=typing, value_edges=edges, description=description,
-                  reasoning=reasoning, ends_reasoning=ends,
+                  reasoning=reasoning, ends_reasoning=ends, anchored=anchored,
                   call_shape=read_shape(options, path, lines))

@@ -77,16 +77,21 @@ class Entrant:
         self.base += pos
 
 
-def entrant_openers(grammars: tuple[Grammar, ...], token: str
+def entrant_openers(grammars: tuple[Grammar, ...], token: str, anchored: bool = False
                     ) -> list[tuple[Grammar, TerminalSpec]]:
     """The grammars (in priority order) that open a block with exactly `token`, a
     block-start tag SCAN found, each with the terminal that matches it (the first in
     its lexer order). A grammar that only accepts the tag (an accept-only spelling:
     qwen3_coder's `<seed:tool_call>`) gives way to those that write it (seed_oss), so
-    the same block is not read twice (SPEC 5.2's cost bound)."""
+    the same block is not read twice (SPEC 5.2's cost bound). `anchored`: the tag is
+    an anchored opener found at the start of the answer (SPEC 5.3 b), which only the
+    grammars' anchored openers read."""
     found = []
     for grammar in grammars:
-        spec, end = next_token(grammar.block_starts.lexer, token, 0, len(token), True)
+        starts = grammar.anchored_starts if anchored else grammar.block_starts
+        if starts is None:
+            continue
+        spec, end = next_token(starts.lexer, token, 0, len(token), True)
         if spec is not None and end == len(token):
             found.append((grammar, spec))
     written = [(g, spec) for g, spec in found if spec.name not in g.lenient_openers]

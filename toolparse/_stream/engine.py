@@ -127,7 +127,7 @@ class Engine:
         self._dialect = dialect
         self._grammar = self._dialect._grammars[0]
         """The grammar of the block in hand (under `auto`, the one chosen for it)."""
-        self._scanner = Scanner(self._dialect._starts)
+        self._scanner = Scanner(self._dialect._starts, self._dialect._anchors)
         """What SCAN searches for: every grammar's block starts."""
         self._contest: Contest | None = None
         """In CHOOSING mode: the grammars reading a block-start tag they all open."""
@@ -384,6 +384,7 @@ class Engine:
         """The end of a feed: run the modes over `text` (the tail and what is left of
         the chunk) and take the events made certain."""
         self._process(text, final=False)
+        self._opener_char, self._opener_other = self._scanner.plain_chars  # (scan.py: anchor)
         self._plain = (self._opener_char if self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting else "")
         if self._capture is not None:
@@ -564,7 +565,7 @@ class Engine:
             return at + 1
         token = text[at:token_end]
         grammars = self._dialect._grammars
-        openers = (entrant_openers(grammars, token) if len(grammars) > 1
+        openers = (entrant_openers(grammars, token, opener.anchored) if len(grammars) > 1
                    else [(self._grammar, opener.spec)])
         if len(openers) > 1:
             entrants = [Entrant(Capture(grammar, grammar.opener_rule[spec.name], start,
