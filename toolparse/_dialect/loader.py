@@ -475,10 +475,14 @@ def _check_states(grammar: Grammar, text: str, path: Path) -> None:
     _check_atoms(grammar, text, path)
     # From each state's candidates, not its compiled lexer: a state's lexer is
     # compiled when a parse first reaches it (most never are), which keeps start-up short.
+    # (an anchored opener is read by a lexer of its own, before whitespace goes out: no
+    # run competes with it, and it may begin with whitespace: gpt_oss's ` to=`)
+    anchored = grammar.header.anchored
     for state in range(len(grammar.table.actions)):
         if not grammar.table.actions[state]:
             continue
-        _check_swallow(grammar.candidates(state), text, path)
+        _check_swallow([spec for spec in grammar.candidates(state) if spec.name not in anchored],
+                       text, path)
     for opener in grammar.openers:
         if grammar.opener_rule[opener.name] != "block":
             continue
