@@ -51,7 +51,8 @@ def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> No
                              "gpt_oss": "json", "deepseek_v3": "json", "deepseek_v31": "json",
                              "longcat": "json", "internlm": "json", "nemotron": "json",
                              "cohere": "json", "apertus": "json", "hunyuan_a13b": "json",
-                             "minimax_m1": "json", "mistral": "json"}.get(dialect, "schema")
+                             "minimax_m1": "json", "mistral": "json",
+                             "llama3_json": "json"}.get(dialect, "schema")
 
 
 def test_the_cli_lists_each_dialect_with_its_description(capsys) -> None:

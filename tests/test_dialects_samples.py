@@ -61,6 +61,7 @@ ONE_LINE = {
     "hunyuan_a13b": '<tool_calls>[{{"name": "{name}", "arguments": {{}}}}]</tool_calls>',
     "minimax_m1": '<tool_calls>{{"name": "{name}", "arguments": {{}}}}</tool_calls>',
     "mistral": "[TOOL_CALLS]{name}[ARGS]{{}}",
+    "llama3_json": '<|python_tag|>{{"name": "{name}", "parameters": {{}}}}',
 }
 
 ONE_LINE["deepseek_v3"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}"
@@ -396,6 +397,19 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
         ('[TOOL_CALLS]a[ARGS]{"p": 1}', '[TOOL_CALLS]run[ARGS]{"command": "rm -rf build"}',
          "[TOOL_CALLS]b[ARGS]{}"),
         "", "", "}", True),
+    Sample(
+        "llama3_json",
+        (('<|python_tag|>{"name": "read_file", "parameters": {"path": "README.md"}}',
+          [("read_file", {"path": "README.md"})]),
+         # (one call each: a prefix of joined calls that ends with a call is a block)
+         ('<|python_tag|>{"type": "function", "name": "a", "arguments": {"x": [1, "<b>`]}", '
+          '{"y": "<|python_tag|>"}]}}', [("a", {"x": [1, "<b>`]}", {"y": "<|python_tag|>"}]})]),
+         ('<|python_tag|>{"parameters": {"q": 1}, "name": "p"}', [("p", {"q": 1})])),
+        ("<|python_tag|>", "{", "}", '"', ";", '{"name": "a"', '"parameters": {', "<|python_",
+         '{"name": "b", "parameters": {}}'),
+        ('{"name": "a", "parameters": {"p": 1}}', '{"name": "run", "parameters": {"command": '
+         '"rm -rf build"}}', '{"name": "b", "parameters": {}}'),
+        "<|python_tag|>", "", "}", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

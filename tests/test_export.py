@@ -28,7 +28,8 @@ NOT_EXPORTED = {"deepseek_v3": "do not share a first character",
                 "step3": "holds a lookaround",
                 "mistral": "holds a name outside a call",
                 **{name: "JSON values read by the shape its header declares" for name in (
-                    "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1")}}
+                    "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1",
+                    "llama3_json")}}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
 REFUSED_MODES = {("gpt_oss", "auto"): "do not share a first character"}
 """Exported dialects refused in one mode: free text beside harmony's headers."""

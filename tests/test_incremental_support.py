@@ -273,6 +273,8 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "minimax_m1": _json_calls("<tool_calls>", "</tool_calls>",
                               '{{"name": "{name}", "arguments": {args}}}', lines=True),
     "mistral": _mistral,
+    "llama3_json": lambda calls: "<|python_tag|>" + "; ".join(
+        f'{{"name": "{call.name}", "parameters": {call.arguments_text()}}}' for call in calls),
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

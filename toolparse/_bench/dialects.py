@@ -191,6 +191,11 @@ def _mistral(calls: list[Call]) -> str:
     return "".join(f"[TOOL_CALLS]{name}[ARGS]{_arguments(params)}" for name, params in calls)
 
 
+def _llama3_json(calls: list[Call]) -> str:
+    return "<|python_tag|>" + "; ".join(
+        f'{{"name": "{name}", "parameters": {_arguments(params)}}}' for name, params in calls)
+
+
 @dataclass(frozen=True, slots=True)
 class Markup:
     """How one dialect writes calls, and the tags a model mentions in inline code."""
@@ -245,6 +250,8 @@ MARKUP: Final[dict[str, Markup]] = {
                                      '{{"name": "{name}", "arguments": {args}}}', lines=True),
                          ("<tool_calls>", '{"name": "x"}', "</tool_calls>")),
     "mistral": Markup(_mistral, ("[TOOL_CALLS]", "[TOOL_CALLS]x[ARGS]", "[ARGS]"), per_call=True),
+    "llama3_json": Markup(_llama3_json, ("<|python_tag|>", '{"name": "x", "parameters": {}}',
+                                         "<|python_tag|>{")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 

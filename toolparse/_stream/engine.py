@@ -452,7 +452,7 @@ class Engine:
         gates, closers = found
         tail = self._tail
         if (not gates or len(tail) > KEPT_TAIL or not capture.invoked or capture.ticket >= 0
-                or self._mode is not Mode.CAPTURE or self._output.waiting):
+                or self._mode is not Mode.CAPTURE or self._output.waiting or capture.end_at >= 0):
             return None
         room = self._limit - self._base - len(tail)
         if room <= 0:
@@ -565,7 +565,7 @@ class Engine:
             return at + 1
         token = text[at:token_end]
         grammars = self._dialect._grammars
-        openers = (entrant_openers(grammars, token, opener.anchored) if len(grammars) > 1
+        openers = (entrant_openers(grammars, text, opener) if len(grammars) > 1
                    else [(self._grammar, opener.spec)])
         if len(openers) > 1:
             entrants = [Entrant(Capture(grammar, grammar.opener_rule[spec.name], start,
