@@ -37,12 +37,16 @@ def starts(text: str, dialect: str) -> set[int]:
 
 
 def _clean(text: str, dialect: str) -> bool:
-    """Its blocks all parse, it has calls, and its prose holds no Markdown that could
-    reach into the next answer (no backticks, tildes or indentation)."""
+    """Its blocks all parse, it has calls, its prose holds no Markdown that could
+    reach into the next answer (no backticks, tildes or indentation), and its calls do
+    not need the start of the stream (an anchored opener, SPEC 5.3 b: after another
+    answer its JSON is text)."""
     result = toolparse.parse(text, dialect)
     prose = "\n".join(event.text for event in result.events if isinstance(event, Text))
+    later = toolparse.parse("Text.\n\n" + text, dialect)
     return (bool(result.calls) and not result.failures and not result.reasoning
-            and not any(mark in "\n" + prose for mark in ("`", "~", "\n ", "\n\t")))
+            and not any(mark in "\n" + prose for mark in ("`", "~", "\n ", "\n\t"))
+            and len(later.calls) == len(result.calls))
 
 
 # Whole answers of every dialect but the default.
