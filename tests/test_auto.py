@@ -37,12 +37,16 @@ def starts(text: str, dialect: str) -> set[int]:
 
 
 def _clean(text: str, dialect: str) -> bool:
-    """Its blocks all parse, it has calls, and its prose holds no Markdown that could
-    reach into the next answer (no backticks, tildes or indentation)."""
+    """Its blocks all parse, it has calls, its prose holds no Markdown that could
+    reach into the next answer (no backticks, tildes or indentation), and its calls do
+    not need the start of the stream (an anchored opener, SPEC 5.3 b: after another
+    answer its JSON is text)."""
     result = toolparse.parse(text, dialect)
     prose = "\n".join(event.text for event in result.events if isinstance(event, Text))
+    later = toolparse.parse("Text.\n\n" + text, dialect)
     return (bool(result.calls) and not result.failures and not result.reasoning
-            and not any(mark in "\n" + prose for mark in ("`", "~", "\n ", "\n\t")))
+            and not any(mark in "\n" + prose for mark in ("`", "~", "\n ", "\n\t"))
+            and len(later.calls) == len(result.calls))
 
 
 # Whole answers of every dialect but the default.
@@ -239,12 +243,18 @@ def test_a_tag_one_dialect_writes_and_another_only_accepts_is_read_once() -> Non
     # seed_oss writes it: under auto only seed_oss reads the block (SPEC 5.2's cost).
     from toolparse._dialect.loader import resolve_dialect
     from toolparse._stream.contest import entrant_openers
+    from toolparse._stream.scan import Opener
 
     grammars = resolve_dialect("auto")._grammars
+
+    def readers(tag: str) -> list[str]:
+        opener = Opener(grammars[0].openers[0], 0, len(tag), -1)
+        return [g.name for g, _ in entrant_openers(grammars, tag, opener)]
+
     assert "SEED_OPEN" in resolve_dialect("qwen3_coder")._grammars[0].lenient_openers
-    assert [g.name for g, _ in entrant_openers(grammars, "<seed:tool_call>")] == ["seed_oss"]
+    assert readers("<seed:tool_call>") == ["seed_oss"]
     # Where the grammars that open a tag all write it, all of them read it.
-    assert [g.name for g, _ in entrant_openers(grammars, "<tool_call>")] == [
+    assert readers("<tool_call>") == [
         "glm45", "hermes", "qwen3_coder"]
     text = ("<seed:tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n"
             "</seed:tool_call>")

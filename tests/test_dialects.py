@@ -55,7 +55,8 @@ def test_each_dialect_is_its_grammar_file_with_a_description(dialect: str) -> No
                              "minimax_m1": "json", "mistral": "json",
                              "olmo3": "pythonic", "lfm2": "pythonic",
                              "pythonic": "pythonic", "kimi_k3": "attribute",
-                             "granite": "json", "phi4_mini": "json", "gemma4": "gemma"}.get(dialect, "schema")
+                             "granite": "json", "phi4_mini": "json", "gemma4": "gemma",
+                             "llama3_json": "json"}.get(dialect, "schema")
 
 
 def test_the_cli_lists_each_dialect_with_its_description(capsys) -> None:

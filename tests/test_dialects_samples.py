@@ -64,6 +64,7 @@ ONE_LINE = {
     "olmo3": "<function_calls>{name}()</function_calls>",
     "lfm2": "<|tool_call_start|>[{name}()]<|tool_call_end|>",
     "pythonic": "<|python_start|>[{name}()]<|python_end|>",
+    "llama3_json": '<|python_tag|>{{"name": "{name}", "parameters": {{}}}}',
 }
 
 ONE_LINE["deepseek_v3"] = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}"
@@ -529,6 +530,19 @@ SAMPLES: dict[str, Sample] = {s.dialect: s for s in [
         ('<|tool_call>call:a{p:1}<tool_call|>', '<|tool_call>call:run{command:<|"|>rm -rf '
          'build<|"|>}<tool_call|>', "<|tool_call>call:b{}<tool_call|>"),
         "", "", "<tool_call|>", True),
+    Sample(
+        "llama3_json",
+        (('<|python_tag|>{"name": "read_file", "parameters": {"path": "README.md"}}',
+          [("read_file", {"path": "README.md"})]),
+         # (one call each: a prefix of joined calls that ends with a call is a block)
+         ('<|python_tag|>{"type": "function", "name": "a", "arguments": {"x": [1, "<b>`]}", '
+          '{"y": "<|python_tag|>"}]}}', [("a", {"x": [1, "<b>`]}", {"y": "<|python_tag|>"}]})]),
+         ('<|python_tag|>{"parameters": {"q": 1}, "name": "p"}', [("p", {"q": 1})])),
+        ("<|python_tag|>", "{", "}", '"', ";", '{"name": "a"', '"parameters": {', "<|python_",
+         '{"name": "b", "parameters": {}}'),
+        ('{"name": "a", "parameters": {"p": 1}}', '{"name": "run", "parameters": {"command": '
+         '"rm -rf build"}}', '{"name": "b", "parameters": {}}'),
+        "<|python_tag|>", "", "}", False),
 ]}
 
 DIALECTS = sorted(SAMPLES)

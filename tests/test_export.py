@@ -29,7 +29,8 @@ NOT_EXPORTED = {**{name: "Python calls whose literals" for name in ("olmo3", "lf
                 "kimi_k3": "do not share a first character",
                 **{name: "JSON values read by the shape its header declares" for name in (
                     "granite", "phi4_mini")},
-                "gemma4": "holds a lookaround"}
+                "gemma4": "holds a lookaround",
+                "llama3_json": "JSON values read by the shape its header declares"}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
 REFUSED_MODES: dict[tuple[str, str], str] = {}
 """Exported dialects refused in one mode, with the reason."""

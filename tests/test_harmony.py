@@ -121,14 +121,10 @@ def test_what_the_library_renders_reads_as_the_library_reads_it(
         seed: int) -> None:
     rendered = "".join(render(harmony, kind, body, name) for kind, body, name in conversation)
     # A completion starts after the prompt's `<|start|>assistant` (the library misreads
-    # one that repeats it); toolparse reads it either way. A model that calls first
-    # names the recipient after the channel (docs/dialects.md, gpt_oss).
+    # one that repeats it); toolparse reads it either way. A completion that calls first
+    # then starts with the recipient (` to=functions.N<|channel|>...`: an anchored
+    # opener, docs/dialects.md, gpt_oss).
     completion = rendered.removeprefix("<|start|>assistant")
-    if completion.startswith(" to=functions."):
-        name = conversation[0][2]
-        completion = (f"<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>"
-                      + completion.split("<|message|>", 1)[1])
-        rendered = "<|start|>assistant" + completion
     expected = oracle(harmony, completion)
     assert expected is not None, completion
     text = rendered if keep_role else completion
@@ -144,6 +140,31 @@ def test_what_the_library_renders_reads_as_the_library_reads_it(
         e for e in result.events if isinstance(e, toolparse.ToolCallBlock)]
     assert "".join(e.text for e in events if isinstance(e, toolparse.Reasoning)) == \
         result.reasoning
+
+
+def test_a_completion_that_starts_with_the_recipient_is_a_call(harmony: Any) -> None:
+    # What the library renders for a call once the prompt's `<|start|>assistant` is cut
+    # off: the recipient first. Anywhere but the start of the answer, the same text is
+    # content (SPEC 5.3 b).
+    call = render(harmony, "call", '{"city": "Paris"}', "get_weather")
+    answer = render(harmony, "final", "It is sunny.")
+    completion = call.removeprefix("<|start|>assistant") + answer
+    assert completion.startswith(" to=functions.get_weather<|channel|>commentary")
+    expected = oracle(harmony, completion)
+    assert expected == ([("get_weather", {"city": "Paris"})], "", "It is sunny.")
+    whole = toolparse.parse(completion, dialect="gpt_oss")
+    assert reading(whole) == expected and not whole.failures
+    for seed in range(20):
+        parser = toolparse.StreamParser(dialect="gpt_oss")
+        events = [e for chunk in random_chunks(completion, seed, 1, 5) for e in parser.feed(chunk)]
+        events += parser.close()
+        assert "".join(e.raw for e in events) == completion
+        assert [e for e in events if isinstance(e, toolparse.ToolCallBlock)] == [
+            e for e in whole.events if isinstance(e, toolparse.ToolCallBlock)]
+    # `auto` reads it too (its reasoning regions take the leading space as text).
+    assert toolparse.parse(completion, dialect="auto").calls[0].name == "get_weather"
+    later = render(harmony, "final", "Hi.").removeprefix("<|start|>assistant") + completion
+    assert not toolparse.parse(later, dialect="gpt_oss").calls
 
 
 # ---- the corpus, read by the library --------------------------------------------------------

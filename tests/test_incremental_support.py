@@ -363,6 +363,8 @@ WRITERS: dict[str, Callable[[Sequence[Call]], str]] = {
     "granite": _json_calls("<|tool_call|>", "", '{{"name": "{name}", "arguments": {args}}}'),
     "phi4_mini": _json_calls("functools", "", '{{"name": "{name}", "arguments": {args}}}'),
     "gemma4": _gemma4,
+    "llama3_json": lambda calls: "<|python_tag|>" + "; ".join(
+        f'{{"name": "{call.name}", "parameters": {call.arguments_text()}}}' for call in calls),
 }
 """Bundled dialect -> how it writes a block of calls. A dialect added to the bundle
 needs one here: the properties run over `toolparse.dialects()`."""

@@ -167,3 +167,40 @@ def test_incremental_events_add_up(optional_close: toolparse.Dialect) -> None:
             deltas = "".join(e.text for e in events if isinstance(e, toolparse.ArgumentsDelta))
             (block,) = [e for e in events if isinstance(e, toolparse.ToolCallBlock)]
             assert deltas == block.calls[0].arguments_json, (text, size)
+
+
+# ---- block_end=value: a block may go on after a point where it can end ---------------------
+
+@pytest.fixture
+def goes_on(tmp_path: Path) -> toolparse.Dialect:
+    source = OPTIONAL_CLOSE.replace("value_edges=none", "value_edges=none block_end=value")
+    return _dialect(tmp_path, source, "goes_on")
+
+
+@pytest.mark.parametrize(("text", "blocks", "rest"), [
+    ('<call f>{"a": 1}<end> ok', ['<call f>{"a": 1}<end>'], " ok"),
+    ('<call f>{"a": 1} ;\n<call g>[2] <end>', ['<call f>{"a": 1} ;\n<call g>[2] <end>'], ""),
+    ('<call f>{"a": 1}  Done; <end>', ['<call f>{"a": 1}'], "  Done; <end>"),
+    ('<call f>{"a": 1}\n\n<call g>{}', ['<call f>{"a": 1}', "<call g>{}"], "\n\n"),
+    ('<call f>{"a": 1}  ', ['<call f>{"a": 1}'], "  "),
+])
+def test_with_block_end_value_the_next_token_decides_whether_the_block_goes_on(
+        goes_on: toolparse.Dialect, text: str, blocks: list[str], rest: str) -> None:
+    # After a value the rule could end at, the block goes on with a token it takes
+    # there (`<end>`, `;`), past whitespace; anything else, or the end, ends it there.
+    found = _same_for_every_chunking(text, goes_on)
+    assert [e[1] for e in found if e[0] == "block"] == blocks
+    assert "".join(e[1] for e in found if e[0] == "text") == rest
+
+
+def test_with_block_end_value_a_dangling_joiner_fails_the_block(
+        goes_on: toolparse.Dialect) -> None:
+    # `;` promises another call: the stream ending there leaves the block truncated.
+    (failure,) = toolparse.parse('<call f>{"a": 1};', goes_on).failures
+    assert failure.reason == "truncated"
+
+
+def test_block_end_takes_tag_or_value(tmp_path: Path) -> None:
+    with pytest.raises(toolparse.GrammarError, match="block_end='close'"):
+        _dialect(tmp_path, OPTIONAL_CLOSE.replace("value_edges=none",
+                                                  "value_edges=none block_end=close"), "bad")

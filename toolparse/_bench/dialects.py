@@ -236,6 +236,9 @@ def _gemma_value(value: Any) -> str:
 def _gemma4(calls: list[Call]) -> str:
     return "".join(f"<|tool_call>call:{name}{_gemma_value(dict(params))}<tool_call|>"
                    for name, params in calls)
+def _llama3_json(calls: list[Call]) -> str:
+    return "<|python_tag|>" + "; ".join(
+        f'{{"name": "{name}", "parameters": {_arguments(params)}}}' for name, params in calls)
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +311,8 @@ MARKUP: Final[dict[str, Markup]] = {
                      per_call=True),
     "phi4_mini": Markup(_json_calls("functools", "", '{{"name": "{name}", "arguments": {args}}}'),
                         ("functools", 'functools[{"name": "x"}]', "functools.partial")),
+    "llama3_json": Markup(_llama3_json, ("<|python_tag|>", '{"name": "x", "parameters": {}}',
+                                         "<|python_tag|>{")),
 }
 """Dialect -> its writer. A dialect without one is measured with no dialect figures."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from toolparse._arguments import require, require_path
@@ -38,7 +39,8 @@ class Dialect:
             first comment).
     """
 
-    __slots__ = ("name", "path", "typing", "description", "reasoning", "_grammars", "_starts")
+    __slots__ = ("name", "path", "typing", "description", "reasoning", "_grammars", "_starts",
+                 "_anchors")
 
     def __init__(self, name: str, path: Path | None, grammars: tuple[Grammar, ...],
                  description: str = "") -> None:
@@ -53,6 +55,8 @@ class Dialect:
             "auto" if len(grammars) > 1 else None)
         self._starts = _block_starts(grammars)
         """What SCAN searches for (compiled when first used)."""
+        self._anchors = _anchored_starts(grammars)
+        """The openers that count only at the start of the answer (SPEC 5.3 b), or None."""
 
     @classmethod
     def from_file(cls, path: str | Path, *, name: str | None = None) -> Dialect:
@@ -140,6 +144,22 @@ def _block_starts(grammars: tuple[Grammar, ...]) -> BlockStarts:
     named after its grammar so that none shadows another."""
     if len(grammars) == 1:
         return grammars[0].block_starts
+    return _named_starts(grammars, lambda grammar: grammar.block_starts)
+
+
+def _anchored_starts(grammars: tuple[Grammar, ...]) -> BlockStarts | None:
+    """The anchored openers (`anchored=`) of the one grammar or of every grammar, as
+    `_block_starts` names them; None when there are none."""
+    if len(grammars) == 1:
+        return grammars[0].anchored_starts
+    if all(grammar.anchored_starts is None for grammar in grammars):
+        return None
+    return _named_starts(grammars, lambda grammar: grammar.anchored_starts)
+
+
+def _named_starts(grammars: tuple[Grammar, ...],
+                  starts: Callable[[Grammar], BlockStarts | None]) -> BlockStarts:
     specs = [dataclasses.replace(spec, name=f"{grammar.name}.{spec.name}")
-             for grammar in grammars for spec in grammar.openers]
+             for grammar in grammars for found in (starts(grammar),) if found is not None
+             for spec in found.openers]
     return BlockStarts(tuple(sorted(specs, key=lambda spec: spec.sort_key)))

@@ -124,8 +124,17 @@ class Grammar:
     @functools.cached_property
     def block_starts(self) -> BlockStarts:
         """The openers compiled for SCAN: one search, the arriving test, the fast
-        path's characters."""
-        return BlockStarts(self.openers)
+        path's characters. Without the anchored ones (`anchored_starts`)."""
+        anchored = self.header.anchored
+        return BlockStarts(tuple(s for s in self.openers if s.name not in anchored))
+
+    @functools.cached_property
+    def anchored_starts(self) -> BlockStarts | None:
+        """The openers the header declares `anchored=` (SPEC 5.3 b), which open a block
+        only at the start of the answer (`_stream/scan.py`); None without any."""
+        anchored = self.header.anchored
+        specs = tuple(spec for spec in self.openers if spec.name in anchored)
+        return BlockStarts(specs) if specs else None
 
     # ---- inside a call (the engine's quiet path) ---------------------------------------
 
@@ -172,8 +181,9 @@ class Grammar:
     def span_search(self) -> re.Pattern[str]:
         """Where a broken-calls span ends (SPEC 3.2), outside a section: a block close
         or a block open; a section open is found too (it hides closes until its end)."""
+        opens = self.roles.block_opens - frozenset(self.header.anchored)
         return re.compile(self.alternation(
-            self.roles.block_closes | self.roles.block_opens | self.roles.section_opens))
+            self.roles.block_closes | opens | self.roles.section_opens))
 
     @functools.cached_property
     def section_search(self) -> re.Pattern[str]:

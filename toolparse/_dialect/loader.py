@@ -235,6 +235,14 @@ def _load_grammar(text: str, path: Path, name: str) -> Grammar:
                 f"ends_reasoning={ender}: a terminal that ends a reasoning region must open "
                 "a block (and be a plain pattern)", path=str(path),
                 line=_definition_line(text, ender), rule=ender)
+    for anchored in header.anchored:
+        if anchored not in opener_rule:
+            raise GrammarError(
+                f"anchored={anchored}: an anchored terminal must open a block",
+                path=str(path), line=_definition_line(text, anchored), rule=anchored)
+    if header.anchored and set(header.anchored) >= set(opener_rule):
+        raise GrammarError("anchored= names every block opener: at least one must open "
+                           "a block anywhere", path=str(path))
     grammar = Grammar(
         name=name, path=path, header=header, source=text, starts=starts, record=record,
         table=table, terminals=terminals,
@@ -244,8 +252,9 @@ def _load_grammar(text: str, path: Path, name: str) -> Grammar:
                        for info in table.rules),
         name_at_tag=_name_at_tag(roles, terminals, build),
     )
-    check_loops(grammar.terminals.values(), costs, grammar.openers, _tried_often(grammar),
-                _refuser(text, path))
+    # (an anchored opener is tried once, at the start: no loop reads on over it)
+    check_loops(grammar.terminals.values(), costs, grammar.block_starts.openers,
+                _tried_often(grammar), _refuser(text, path))
     _check_states(grammar, text, path)
     _check_messages(grammar, text, path)
     return grammar
@@ -484,10 +493,14 @@ def _check_states(grammar: Grammar, text: str, path: Path) -> None:
     _check_atoms(grammar, text, path)
     # From each state's candidates, not its compiled lexer: a state's lexer is
     # compiled when a parse first reaches it (most never are), which keeps start-up short.
+    # (an anchored opener is read by a lexer of its own, before whitespace goes out: no
+    # run competes with it, and it may begin with whitespace: gpt_oss's ` to=`)
+    anchored = grammar.header.anchored
     for state in range(len(grammar.table.actions)):
         if not grammar.table.actions[state]:
             continue
-        _check_swallow(grammar.candidates(state), text, path)
+        _check_swallow([spec for spec in grammar.candidates(state) if spec.name not in anchored],
+                       text, path)
     for opener in grammar.openers:
         if grammar.opener_rule[opener.name] != "block":
             continue

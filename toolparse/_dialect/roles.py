@@ -18,7 +18,8 @@ where a call's name comes from. Each is read from the rules the engine knows by 
                      also close a call: a broken block's span must not end at the close
                      of a call inside it (a bare Qwen `</function>`), or the calls
                      after it would run; never a terminal of a shared value grammar
-                     (`grammars/common/`: a `}` ends a value, not a block's span)
+                     (`grammars/common/`: a `}` ends a value, not a block's span), nor
+                     one a `json_*` rule holds
     section_opens    first terminals of `cdata` and `nested_cdata`
     section_closes   last terminals of `cdata` and `nested_cdata`
     param_starts     first terminals of `param` (incremental events find an argument)
@@ -138,7 +139,8 @@ class _Edges:
 
     def after(self, rule: str, terminals: frozenset[str]) -> frozenset[str]:
         """The terminals that can come right after one of `terminals` when it is the
-        first symbol of an expansion of `rule` (or of a rule it inlines first)."""
+        first symbol of an expansion of `rule` (or of a rule it begins with: an
+        inlined one, or the `json_call` that is a JSON call's only child)."""
         found: set[str] = set()
         todo = [o for o in self.by_origin if own_name(o) == rule]
         for origin in _each_once(todo):
@@ -148,7 +150,8 @@ class _Edges:
                 head = expansion[0]
                 if head.is_term and head.name in terminals:
                     found |= self.of_sequence(expansion[1:], last=False)
-                elif not head.is_term and own_name(head.name).startswith("_"):
+                elif not head.is_term and (own_name(head.name).startswith("_")
+                                           or own_name(head.name) == "json_call"):
                     todo.append(head.name)
         return frozenset(found)
 
@@ -248,6 +251,11 @@ def block_roles(rules: Sequence[RuleRecord], built: Iterable[str]) -> BlockRoles
     call_closes = edges.of_rules(("invoke",), last=True)
     block_closes = (edges.of_rules(("block",), last=True)
                     | (edges.of_rules(("orphan_block",), last=True) - call_closes))
+    # A JSON value's brackets close values, not blocks, even where a dialect imports
+    # them by name (llama3_json's object is a `json_call` of its own).
+    block_closes -= {symbol.name for origin, expansions in edges.by_origin.items()
+                     if own_name(origin).startswith("json_")
+                     for expansion in expansions for symbol in expansion if symbol.is_term}
     return BlockRoles(
         call_starts=call_starts,
         block_opens=block_opens | edges.of_rules(MESSAGE_RULES, last=False),

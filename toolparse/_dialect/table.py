@@ -226,23 +226,46 @@ class Driver:
     def accepts_end(self) -> bool:
         """Whether the tokens so far form a complete start rule. An LALR state may take
         $END as a lookahead that only another start rule's context allows (states are
-        merged), so the reductions are tried on a copy of the state stack."""
-        actions = self.actions
+        merged), so the reductions are walked first (`takes`)."""
         top = self.stack[-1]
         if top == self.end_state:
             return True
-        if END not in actions[top]:
-            return False
-        stack = list(self.stack)
-        while stack[-1] != self.end_state:
-            action = actions[stack[-1]].get(END)
-            if action is None or action[0] == SHIFT:
+        return END in self.actions[top] and self.takes(END)
+
+    def continues(self) -> bool:
+        """Whether some token other than the end could come next (`takes`): a block
+        that can end here may still go on (SPEC 5.3 a, `block_end=value`)."""
+        return any(self.takes(term) for term in self.actions[self.stack[-1]] if term != END)
+
+    def takes(self, term: str) -> bool:
+        """Whether the parser would take `term` now (shift it; for $END, accept),
+        changing nothing. LALR may reduce before it finds that it cannot (its states
+        merge lookaheads), so the reductions are walked on a view of the stack: the
+        stack's own states below the deepest one a reduction reached, and the few
+        states the walk pushed (never a copy: a value nested thousands deep would make
+        every close a copy of the whole stack)."""
+        actions, gotos, plans, loops = self.actions, self.gotos, self.plans, self.loops
+        stack = self.stack
+        depth = len(stack)   # the stack's states still in view: stack[:depth]
+        pushed: list[int] = []
+        while True:
+            top = pushed[-1] if pushed else stack[depth - 1]
+            if term == END and top == self.end_state:
+                return True
+            if term in loops[top]:
+                return True
+            action = actions[top].get(term)
+            if action is None:
                 return False
-            info = self.rules[action[1]]
-            if info.length:
-                del stack[-info.length:]
-            stack.append(self.gotos[stack[-1]][info.origin])
-        return True
+            if action[0] == SHIFT:
+                return term != END
+            length, origin, _ = plans[action[1]]
+            from_pushed = min(length, len(pushed))
+            if from_pushed:
+                del pushed[-from_pushed:]
+            depth -= length - from_pushed
+            below = pushed[-1] if pushed else stack[depth - 1]
+            pushed.append(gotos[below][origin])
 
     def finish(self) -> Any:
         """Feed the end of input; returns the start rule's value. Raises Rejected."""

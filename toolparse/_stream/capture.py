@@ -14,6 +14,14 @@ A run that reaches the end of the text (`[^<]+` in a value) is fed as far as it 
 and the next chunk, when it is all more of that run (`TerminalSpec.continues`), is
 appended without a lexer pass (`extend`): inside a value, a chunk costs an append.
 
+A block of a grammar whose blocks end where their value ends (`block_end=value`, SPEC
+5.3 a) may reach a point where its rule can end but could also go on (a Llama `;` before
+the next call, an optional close tag). The block then ends there (`end_at`) unless the
+next token, after any ignored whitespace, is one the rule takes there (`_ahead`): the
+text from that point waits, unlexed, as the tail, until that token has arrived, or the
+stream ends (the block ends there), or more than `MAX_ATOM` characters of whitespace
+came (the block ended before them).
+
 A failed capture says why (`reason`), where (`at`), what the grammar would have
 accepted there (`expected`), whether a call had started (`invoked`: an accepted call
 tag makes the failure *broken calls*, SPEC 3.2) and how many sections were open.
@@ -37,6 +45,9 @@ from toolparse._stream.progress import CallProgress
 
 __all__ = ["COMPLETE", "Capture", "FAILED", "WAITING"]
 
+_PAUSED: Final = "paused"
+"""`_read`'s outcome at a point where the block can end but may go on (`end_at`)."""
+
 WAITING: Final = "waiting"
 COMPLETE: Final = "complete"
 FAILED: Final = "failed"
@@ -47,7 +58,7 @@ class Capture:
 
     __slots__ = ("grammar", "rule", "driver", "start", "parts", "ticket", "limit", "calls", "run",
                  "run_list", "run_stops", "invoked", "reason", "at", "expected", "depth",
-                 "progress")
+                 "progress", "end_at")
 
     def __init__(self, grammar: Grammar, rule: str, start: int, ticket: int, limit: int,
                  progress: CallProgress | None = None) -> None:
@@ -85,6 +96,9 @@ class Capture:
         """Once failed: the terminals the parser would have accepted there."""
         self.depth = 0
         """Once failed: how many sections were open."""
+        self.end_at = -1
+        """Where the block ends unless the next token continues it (`block_end=value`,
+        SPEC 5.3 a: a stream offset; the text from there is not lexed yet), or -1."""
 
     @property
     def text(self) -> str:
@@ -162,6 +176,21 @@ class Capture:
         at the position; `calls` holds its calls) or FAILED (the block fails at the
         position). `final`: no more text will come (end of stream).
         """
+        while True:
+            # The block can end here, unless the next token goes on with it (SPEC 5.3 a).
+            if self.end_at >= 0:
+                limit = self.limit - base
+                ended = self._ahead(text, pos, min(len(text), limit), base,
+                                    final or limit <= len(text))
+                if ended is not None:
+                    return pos, ended
+            pos, outcome = self._read(arriving, text, pos, base, final)
+            if outcome != _PAUSED:
+                return pos, outcome
+
+    def _read(self, arriving: Arriving, text: str, pos: int, base: int, final: bool
+              ) -> tuple[int, str]:
+        """`lex`, up to a point where the block can end but may go on (`_PAUSED`)."""
         grammar, driver, parts = self.grammar, self.driver, self.parts
         stack, lexers, loops, feed = driver.stack, grammar.state_lexers, driver.loops, driver.feed
         values, shifts, enders = driver.values, grammar.table.shifts, grammar.enders
@@ -232,6 +261,42 @@ class Capture:
             if pos == run_end and spec.is_run:
                 return self._wait_in_run(spec, pos)
 
+    def _ahead(self, text: str, pos: int, stop: int, base: int, hard: bool) -> str | None:
+        """The block can end at `pos` (`end_at`): COMPLETE when the next token, after
+        any ignored whitespace, is one the rule cannot take here, or none comes (the
+        end of the stream, the capture's limit, text no terminal matches, more than
+        `MAX_ATOM` characters of whitespace); WAITING while it has not arrived (nothing
+        is taken: the text from `pos` waits); None when it goes on with the block,
+        which `_read` then reads the usual way."""
+        grammar, driver = self.grammar, self.driver
+        lexer = grammar.lexer(driver.stack[-1])
+        at = pos
+        while True:
+            if at >= stop:
+                return self._complete_here(pos, base) if hard else WAITING
+            if at - pos > MAX_ATOM:
+                return self._complete_here(pos, base)
+            spec, token_end = next_token(lexer, text, at, stop, hard)
+            if token_end == NEED_MORE:
+                return WAITING
+            if spec is None:
+                return self._complete_here(pos, base)
+            if spec.name not in grammar.ignored:
+                if not driver.takes(spec.name):
+                    return self._complete_here(pos, base)
+                self.end_at = -1
+                return None
+            at = token_end
+
+    def _complete_here(self, pos: int, base: int) -> str:
+        """The block ends at `pos`, where its rule could end (`end_at`)."""
+        self.end_at = -1
+        try:
+            self.calls = self.driver.finish()
+        except (Rejected, BlockRejected) as refused:
+            return self._failed(getattr(refused, "reason", "unexpected_token"), base + pos)
+        return COMPLETE
+
     def _stopped(self, pos: int, limit: int, base: int, hard: bool) -> str:
         """The text is lexed to its end (`pos`): wait for more, or, at the capture
         limit or the end of the stream, fail inside the open block."""
@@ -268,6 +333,12 @@ class Capture:
         return pos, WAITING
 
     def _complete(self, token_end: int, value: str, base: int) -> tuple[int, str]:
+        """The parser can accept the end after `value`, which ends at `token_end`: the
+        block is complete, unless its rule may go on there (`block_end=value`): then
+        `_PAUSED`, the point kept in `end_at`."""
+        if self.grammar.header.value_ends and self.driver.continues():
+            self.end_at = base + token_end
+            return token_end, _PAUSED
         try:
             self.calls = self.driver.finish()
         except (Rejected, BlockRejected) as refused:

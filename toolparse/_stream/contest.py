@@ -34,6 +34,7 @@ from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.lexer import TerminalSpec, next_token
 from toolparse._stream.arriving import Arriving
 from toolparse._stream.capture import COMPLETE, FAILED, WAITING, Capture
+from toolparse._stream.scan import Opener
 
 __all__ = ["Choice", "Contest", "Entrant", "entrant_openers"]
 
@@ -77,20 +78,23 @@ class Entrant:
         self.base += pos
 
 
-def entrant_openers(grammars: tuple[Grammar, ...], token: str, after: str = ""
+def entrant_openers(grammars: tuple[Grammar, ...], text: str, opener: Opener
                     ) -> list[tuple[Grammar, TerminalSpec]]:
-    """The grammars (in priority order) that open a block with exactly `token`, a
-    block-start tag SCAN found, each with the terminal that matches it (the first in
-    its lexer order). `after` is the text that follows the tag, as far as SCAN read it:
-    an opener that ends in a lookahead (granite's `<function_call>`, when a `{` follows)
-    matches only where what it looks at is there. A grammar that only accepts the tag
-    (an accept-only spelling: qwen3_coder's `<seed:tool_call>`) gives way to those that
-    write it (seed_oss), so the same block is not read twice (SPEC 5.2's cost bound)."""
+    """The grammars (in priority order) that open a block with exactly the block-start
+    tag SCAN found (`opener`, in `text`: an opener's lookahead reads past its token, as
+    granite's `<function_call>` does for the `{` after it),
+    each with the terminal that matches it (the first in its lexer order). A grammar
+    that only accepts the tag (an accept-only spelling: qwen3_coder's
+    `<seed:tool_call>`) gives way to those that write it (seed_oss), so the same block
+    is not read twice (SPEC 5.2's cost bound). An anchored opener, found at the start
+    of the answer (SPEC 5.3 b), is read by the grammars' anchored openers only."""
     found = []
-    text = token + after
     for grammar in grammars:
-        spec, end = next_token(grammar.block_starts.lexer, text, 0, len(text), True)
-        if spec is not None and end == len(token):
+        starts = grammar.anchored_starts if opener.anchored else grammar.block_starts
+        if starts is None:
+            continue
+        spec, end = next_token(starts.lexer, text, opener.at, len(text), True)
+        if spec is not None and end == opener.end:
             found.append((grammar, spec))
     written = [(g, spec) for g, spec in found if spec.name not in g.lenient_openers]
     return written or found

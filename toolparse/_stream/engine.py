@@ -127,7 +127,7 @@ class Engine:
         self._dialect = dialect
         self._grammar = self._dialect._grammars[0]
         """The grammar of the block in hand (under `auto`, the one chosen for it)."""
-        self._scanner = Scanner(self._dialect._starts)
+        self._scanner = Scanner(self._dialect._starts, self._dialect._anchors)
         """What SCAN searches for: every grammar's block starts."""
         self._contest: Contest | None = None
         """In CHOOSING mode: the grammars reading a block-start tag they all open."""
@@ -164,14 +164,12 @@ class Engine:
         self._keeping: Keeping | None = None
         """Inside a started call, when no chunk without a gate can change what goes
         out (`_keep_quiet`, `keeping.py`): the chunks kept since, unlexed; else None."""
-        # The fast path tests up to three characters with `in`; a dialect whose blocks
-        # can start with more tests them all with one search (`start_search`, in _feed).
         self._opener_char, self._opener_other, self._opener_third = self._scanner.plain_chars
         self._plain = self._opener_char if self._mode is Mode.SCAN else ""
-        """The first character the fast path tests (`_opener_other` and `_opener_third`
-        the others), while it applies (SCAN, nothing arriving, nothing held; `_quiet()`
-        says the same for any dialect); else "", which is in every chunk, so that one
-        `in` test says all."""
+        """The first of the (up to three) characters the fast path tests with `in`, while it
+        applies (SCAN, nothing arriving, nothing held; `_quiet()` says the same for any
+        dialect); else "", which is in every chunk, so that one `in` test says all. Blocks
+        that start with more characters are searched at once (`start_search`, in _feed)."""
 
     # ---- what StreamParser hands over -------------------------------------------------
 
@@ -272,8 +270,7 @@ class Engine:
         return [] if capture is None or capture.progress is None else self._take()
 
     def _windows(self, chunk: str) -> list[Event]:
-        """A long chunk, as consecutive windows of at most `WINDOW` characters (the same
-        events as any other chunking, SPEC G2)."""
+        """A long chunk, as windows of at most `WINDOW` characters (SPEC G2: same events)."""
         events: list[Event] = []
         for at in range(0, len(chunk), WINDOW):
             events += self.feed(chunk[at:at + WINDOW])
@@ -388,6 +385,7 @@ class Engine:
         """The end of a feed: run the modes over `text` (the tail and what is left of
         the chunk) and take the events made certain."""
         self._process(text, final=False)
+        self._opener_char, self._opener_other, self._opener_third = self._scanner.plain_chars
         self._plain = (self._opener_char if self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting else "")
         if self._capture is not None:
@@ -455,7 +453,7 @@ class Engine:
         gates, closers = found
         tail = self._tail
         if (not gates or len(tail) > KEPT_TAIL or not capture.invoked or capture.ticket >= 0
-                or self._mode is not Mode.CAPTURE or self._output.waiting):
+                or self._mode is not Mode.CAPTURE or self._output.waiting or capture.end_at >= 0):
             return None
         room = self._limit - self._base - len(tail)
         if room <= 0:
@@ -568,8 +566,7 @@ class Engine:
             return at + 1
         token = text[at:token_end]
         grammars = self._dialect._grammars
-        openers = (entrant_openers(grammars, token, text[token_end:token_end + MAX_ATOM])
-                   if len(grammars) > 1
+        openers = (entrant_openers(grammars, text, opener) if len(grammars) > 1
                    else [(self._grammar, opener.spec)])
         if len(openers) > 1:
             entrants = [Entrant(Capture(grammar, grammar.opener_rule[spec.name], start,

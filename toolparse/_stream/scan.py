@@ -11,23 +11,39 @@ openers) and the Markdown tracker says where it stands:
     TEXT     it opens a capture;
     PENDING  it opens a capture whose fate waits on a ticket (SPEC 4.3).
 
+A grammar may declare openers that count only at the start of the answer (`anchored=`,
+SPEC 5.3 b: Llama's bare JSON call). While nothing but whitespace has gone out since
+the stream began (a reasoning region does not count: SCAN does not see it), the scanner
+is *anchored*: at its position it tries those openers first; whitespace goes out at once
+as text and keeps the anchor; any other character (or any block start) drops it for good
+(`Scanner.settle`), and the same characters after that are text, whatever the chunking.
+While anchored, the scanner offers the engine's fast paths nothing to go on (no plain
+characters, and a start search that matches everywhere), so that every chunk reaches it.
+
 Cost: one search per chunk while no block start is near; each candidate position is
-probed once by an automaton over at most `MAX_ATOM` characters.
+probed once by an automaton over at most `MAX_ATOM` characters. The anchor costs one
+lexer match at the answer's first non-blank character, then nothing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from re import Match
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from toolparse._dialect.openers import BlockStarts
-from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, TerminalSpec, next_token
+from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, StateLexer, TerminalSpec, next_token
 from toolparse._markdown import Context
 from toolparse._stream.arriving import Arriving
 from toolparse._stream.output import Output
 
 __all__ = ["Opener", "Scanner", "arriving_at_end", "scan"]
+
+_BLANKS: Final = " \t\r\n\f\v\ufeff"
+"""What may come before an anchored opener (as before a reasoning region's opener)."""
+_EVERYWHERE: Final = re.compile(r"(?s).")
+"""The start search while the scanner is anchored: no chunk is plain to a fast path."""
 
 
 class Scanner:
@@ -36,9 +52,30 @@ class Scanner:
     properties) is a generic look-up, and SCAN read several at every run."""
 
     __slots__ = ("starts", "lexer", "find", "start_search", "start_finditer", "opener_char",
-                 "plain_chars")
+                 "plain_chars", "anchors")
 
-    def __init__(self, starts: BlockStarts) -> None:
+    starts: BlockStarts
+    lexer: StateLexer
+    find: Callable[[str, int], Match[str] | None]
+    start_search: Callable[[str, int], Match[str] | None]
+    start_finditer: Callable[[str, int, int], Iterator[Match[str]]]
+    opener_char: str
+    plain_chars: tuple[str, str, str]
+    anchors: BlockStarts | None
+
+    def __init__(self, starts: BlockStarts, anchors: BlockStarts | None = None) -> None:
+        self.settle(starts)
+        self.anchors = anchors
+        """While the scanner is anchored (see the module's docstring): the openers that
+        count only at the start of the answer; None once it is not (or never was)."""
+        if anchors is not None:
+            self.opener_char, self.plain_chars = "", ("", "", "")
+            self.start_search = _EVERYWHERE.search
+
+    def settle(self, starts: BlockStarts) -> None:
+        """Read the block starts (dropping the anchor, if any): from now on only
+        `starts` open blocks."""
+        self.anchors = None
         self.starts = starts
         chars = "".join(sorted(starts.chars))
         self.opener_char = chars if len(chars) == 1 else ""
@@ -50,10 +87,9 @@ class Scanner:
         block starts with one; `auto` has `<`, Mistral's `[` and Phi-4-mini's `f`), or ""
         when blocks start with more than three."""
         self.lexer = starts.lexer
-        self.find: Callable[[str, int], Match[str] | None] = starts.search.search
-        self.start_search: Callable[[str, int], Match[str] | None] = starts.start_search.search
-        self.start_finditer: Callable[[str, int, int], Iterator[Match[str]]] = (
-            starts.start_search.finditer)
+        self.find = starts.search.search
+        self.start_search = starts.start_search.search
+        self.start_finditer = starts.start_search.finditer
 
 
 class Opener(NamedTuple):
@@ -64,6 +100,8 @@ class Opener(NamedTuple):
     end: int
     ticket: int
     """The Markdown ticket (-1 when the tag is outside code for certain)."""
+    anchored: bool = False
+    """The tag is an anchored opener (`anchored=`), found at the start of the answer."""
 
 
 def scan(scanner: Scanner, output: Output, arriving: Arriving, text: str, pos: int, base: int,
@@ -74,6 +112,10 @@ def scan(scanner: Scanner, output: Output, arriving: Arriving, text: str, pos: i
     could still become a block start (described in `arriving`); `opener` when a tag
     outside code starts a block at the position.
     """
+    if scanner.anchors is not None:
+        pos, waiting, opener = _anchored(scanner, output, arriving, text, pos, base, final)
+        if waiting or opener is not None or scanner.anchors is not None:
+            return pos, waiting, opener
     end = len(text)
     openers = scanner.lexer
     find = scanner.find
@@ -118,6 +160,39 @@ def scan(scanner: Scanner, output: Output, arriving: Arriving, text: str, pos: i
         if context is Context.TEXT:
             output.saw_tool_syntax = True
         return at, False, Opener(spec, at, token_end, ticket)
+    return pos, False, None
+
+
+def _anchored(scanner: Scanner, output: Output, arriving: Arriving, text: str, pos: int,
+              base: int, final: bool) -> tuple[int, bool, Opener | None]:
+    """SCAN while anchored: whitespace goes out, and an anchored opener at the first
+    other character opens a block (outside code); any other character drops the anchor
+    (`settle`) and is left for the ordinary scan. Returns what `scan` does."""
+    anchors = scanner.anchors
+    assert anchors is not None
+    end = len(text)
+    while pos < end:
+        spec, token_end = next_token(anchors.lexer, text, pos, end, final)
+        if token_end == NEED_MORE:   # an anchored opener may still be arriving
+            arriving.atom(anchors.dfa, anchors.probe.match, text, pos)
+            return pos, True, None
+        if spec is not None:
+            scanner.settle(scanner.starts)
+            context, ticket = output.context(base + pos)
+            if context is Context.CODE:
+                output.text(text[pos:token_end], base + pos)
+                return token_end, False, None
+            if context is Context.TEXT:
+                output.saw_tool_syntax = True
+            return pos, False, Opener(spec, pos, token_end, ticket, anchored=True)
+        blank = pos
+        while blank < end and text[blank] in _BLANKS:
+            blank += 1
+        if blank == pos:
+            scanner.settle(scanner.starts)
+            return pos, False, None
+        output.text(text[pos:blank], base + pos)
+        pos = blank
     return pos, False, None
 
 
