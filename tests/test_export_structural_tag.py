@@ -92,13 +92,24 @@ def test_recursion_other_than_a_left_recursive_list_is_refused() -> None:
     rules = structural_tag._rules('start: a\na: "x" a "y" | "z"\n')  # noqa: SLF001
     with pytest.raises(toolparse.ExportError, match="repeats itself"):
         structural_tag._Builder(rules).rule("start")  # noqa: SLF001
-    rules = structural_tag._rules('start: a\na: "z" | a "," "z"\n')  # noqa: SLF001
+    rules = structural_tag._rules('start: a\na: %json {"type": "integer"} | a "," '  # noqa: SLF001
+                                  '%json {"type": "integer"}\n')
+    number = {"type": "json_schema", "json_schema": {"type": "integer"}}
     assert structural_tag._Builder(rules).rule("start") == {  # noqa: SLF001
-        "type": "sequence", "elements": [
-            {"type": "const_string", "value": "z"},
-            {"type": "star", "content": {"type": "sequence", "elements": [
-                {"type": "const_string", "value": ","},
-                {"type": "const_string", "value": "z"}]}}]}
+        "type": "sequence", "elements": [number, {"type": "star", "content": {
+            "type": "sequence", "elements": [{"type": "const_string", "value": ","},
+                                             number]}}]}
+
+
+def test_a_loop_of_text_pieces_is_one_pattern() -> None:
+    # DeepSeek's comment: pieces of text with optional whitespace between them, which
+    # xgrammar would split in exponentially many ways as a tree of formats.
+    rules = structural_tag._rules(  # noqa: SLF001
+        'start: c\nws: /\\x{20}*/\nc: /[^\\x{2D}]+/ | "-" | c ws /[^\\x{2D}]+/ | c ws "-"\n')
+    found = structural_tag._Builder(rules).rule("start")  # noqa: SLF001
+    assert found["type"] == "regex"
+    for text, fits in (("ab - c", True), ("a--b", True), ("", False)):
+        assert bool(re.fullmatch(found["pattern"], text)) == fits, found["pattern"]
 
 
 @pytest.mark.parametrize("text", ['start: "x" %ignore', "start: (\"x\"", "start x", 'start: "a" )'])

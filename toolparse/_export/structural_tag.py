@@ -156,7 +156,8 @@ class _Builder:
                 raise ExportError(f"the rule {name!r} never ends")
             found = self.choice(base)
             if tails:
-                found = _sequence([found, {"type": "star", "content": self.choice(tails)}])
+                found = _as_regex(_sequence([found, {"type": "star",
+                                                     "content": self.choice(tails)}]))
             return found
         finally:
             self.open.pop()
@@ -176,7 +177,7 @@ class _Builder:
             if _is_empty(content):
                 return content
             word = {"?": "optional", "*": "star", "+": "plus"}[kind]
-            return {"type": word, "content": content}
+            return _as_regex({"type": word, "content": content})
         if kind == "regex":
             pattern = ecma_pattern(value)
             fixed = _fixed_text(pattern)
@@ -193,6 +194,36 @@ class _Builder:
 
 
 _EMPTY: dict[str, Any] = {"type": "const_string", "value": ""}
+_REPEATS = {"optional": "?", "star": "*", "plus": "+"}
+
+
+def _regular(node: Mapping[str, Any]) -> str | None:
+    """The format as one pattern, when it is made of patterns and strings only."""
+    kind = node["type"]
+    if kind == "const_string":
+        return "".join(c if c.isascii() and (c.isalnum() or c == "_") else _code(ord(c))
+                       for c in node["value"])
+    if kind == "regex":
+        return f"(?:{node['pattern']})"
+    if kind in _REPEATS:
+        inner = _regular(node["content"])
+        return None if inner is None else f"(?:{inner}){_REPEATS[kind]}"
+    if kind in ("sequence", "or"):
+        parts = [_regular(e) for e in node["elements"]]
+        if any(p is None for p in parts):
+            return None
+        glue = "" if kind == "sequence" else "|"
+        return "(?:" + glue.join(p for p in parts if p is not None) + ")"
+    return None
+
+
+def _as_regex(node: dict[str, Any]) -> dict[str, Any]:
+    """A repetition of patterns and strings as one pattern. xgrammar runs a pattern as
+    an automaton but a tree of formats as a grammar, where a loop of text pieces with
+    optional whitespace between them (`comment: (TEXT | "-") (ws (TEXT | "-"))*`) can be
+    split in exponentially many ways; the pattern is the same language, read in one."""
+    found = _regular(node)
+    return node if found is None else {"type": "regex", "pattern": found}
 
 
 def _is_empty(found: Mapping[str, Any]) -> bool:
