@@ -64,17 +64,9 @@ def _tag(dialect: str, tools: Any, mode: str) -> Any:
 
 # ---- the export on xgrammar ---------------------------------------------------------------
 
-OPEN = {("deepseek", "auto"): "open defect (docs/export.md): xgrammar's matcher slows "
-        "down along a long walk of DeepSeek's auto tag (about 60 s for 1500 bytes): an "
-        "ambiguity is left in the tree"}
-"""Walks not run, each with the defect that stops it."""
-
-
 @pytest.mark.parametrize("dialect", EXPORTED)
 @pytest.mark.parametrize("mode", ["required", "auto"])
 def test_random_walks_through_xgrammar_parse_to_valid_calls(dialect: str, mode: str) -> None:
-    if (dialect, mode) in OPEN:
-        pytest.skip(OPEN[dialect, mode])
     if (dialect, mode) in REFUSED_MODES:
         with pytest.raises(toolparse.ExportError, match=REFUSED_MODES[dialect, mode]):
             toolparse.export_grammar(dialect, TOOLS, mode=mode, target="structural_tag")
