@@ -8,7 +8,7 @@
     toolparse dialects
     toolparse bench [--grammar PATH] [--quick] [--json PATH] ...
     toolparse grammar export (--dialect NAME | --grammar PATH) --tools FILE
-                    [--target llguidance] [--mode auto|required]
+                    [--target llguidance|structural_tag] [--mode auto|required]
 
 Exit status (docs/cli.md lists each command's): 0 on success; 1 when corpus cases fail
 (or `--check` finds expected files out of date) or a benchmark check fails; 2 for bad

@@ -4,6 +4,8 @@ One module per target; each reads the grammar's compiled records and roles and t
 tools' schemas, and spells no syntax of its own (docs/export.md):
 
 - `llguidance`: llguidance's Lark format, with `%json` for JSON values.
+- `structural_tag`: the same grammar as an xgrammar structural tag (what vLLM's tool
+  parsers hand to xgrammar), written as JSON.
 - `regex`: a grammar file's patterns rewritten for the target's regex flavour.
 - `schema`: tool schemas made safe to generate from (no closing tag in a value).
 
@@ -12,16 +14,17 @@ No I/O (SPEC G9): the result is a string, for the caller to hand to its engine.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from toolparse._dialect import Dialect
 from toolparse._dialect.loader import resolve_dialect
 from toolparse._errors import ConfigTypeError, ExportError
-from toolparse._export import llguidance, regex
+from toolparse._export import llguidance, regex, structural_tag
 
 __all__ = ["MODES", "TARGETS", "export_grammar"]
 
-TARGETS = ("llguidance",)
+TARGETS = ("llguidance", "structural_tag")
 """The engines a grammar can be exported for, the first the default."""
 MODES = ("auto", "required")
 
@@ -35,7 +38,9 @@ def export_grammar(dialect: str | Dialect, tools: Any, *, target: str = "llguida
             `"auto"`, which is several formats.
         tools: Tool definitions, as `tools=` takes them (OpenAI-style dicts, `{"name",
             "parameters"}` dicts, or openai SDK objects).
-        target: `"llguidance"`: llguidance's Lark format (`%json` embeds each schema).
+        target: `"llguidance"`: llguidance's Lark format (`%json` embeds each schema);
+            `"structural_tag"`: the same grammar as an xgrammar structural tag, a JSON
+            text (`{"type": "structural_tag", "format": ...}`: docs/export.md).
         mode: `"required"`: the output is one block of one or more calls; `"auto"`:
             free text that holds no block opener, then any number of blocks.
 
@@ -66,6 +71,9 @@ def export_grammar(dialect: str | Dialect, tools: Any, *, target: str = "llguida
     if not schemas:
         raise ExportError("no tools to export: a grammar of calls needs at least one tool")
     try:
+        if target == "structural_tag":
+            return json.dumps(structural_tag.write(grammars[0], schemas, mode),
+                              ensure_ascii=True)
         return llguidance.write(grammars[0], schemas, mode)
     except regex.Unsupported as error:   # (a construct of the grammar the target lacks)
         raise ExportError(f"dialect {found.name!r}: {error}") from error

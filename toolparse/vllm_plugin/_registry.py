@@ -27,6 +27,9 @@ def tool_parser_classes() -> dict[str, type[ToolparseToolParser]]:
         classes[f"{PREFIX}_{name}"] = type(
             f"Toolparse{_camel(name)}ToolParser", (ToolparseToolParser,),
             {"dialect_name": name, "__module__": ToolparseToolParser.__module__,
+             # vLLM asks a parser with a model for a structural tag (the instance drops
+             # it where the dialect does not export: `_tools.py`).
+             "structural_tag_model": f"{PREFIX}_{name}",
              "__doc__": f"vLLM's `ToolParser` reading the dialect `{name}` with toolparse."})
     return classes
 

@@ -13,8 +13,13 @@ a rejected call go out as the model's text, and a log line says why.
   the end of the answer, and the text toolparse held back (a possible partial tag, an
   open block) goes out then; the classic method has no end.
 - Calls go out only where vLLM keeps them (the request has tools and `tool_choice` is
-  `auto`); otherwise every block is content, so that nothing the model wrote is lost.
-  `required` and a named tool are vLLM's own JSON path (`supports_required_and_named`).
+  `auto`, or `required` or a named tool where vLLM hands those to the parser);
+  otherwise every block is content, so that nothing the model wrote is lost.
+- Constrained decoding (`get_structural_tag`, `_structural.py`): a dialect that the
+  export writes (SPEC 12) declares a `structural_tag_model`, so that vLLM asks it for a
+  structural tag and, with strict tool calling on (vLLM's default), reads `required`
+  and named tool choices through this parser rather than its JSON path. A dialect that
+  does not export, and `auto`, keep vLLM's defaults: no tag, the JSON path.
 - With no reasoning parser configured, vLLM sets `skip_reasoning_parsing`: a reasoning
   region at the start (the dialect's format, SPEC 11) is then content, its raw text,
   and still no call comes from inside it (SPEC G3b). With one, the parser reads only
@@ -41,12 +46,14 @@ from toolparse.vllm_plugin._common import (
     keep_special_tokens,
     tool_dicts,
 )
+from toolparse.vllm_plugin._structural import exportable, structural_tag
 from toolparse.vllm_plugin._vllm import (
     ExtractedToolCallInformation,
     FunctionCall,
     ToolCall,
     ToolParser,
     VLLMValidationError,
+    envs,
 )
 
 __all__ = ["ToolparseToolParser"]
@@ -58,20 +65,41 @@ class ToolparseToolParser(ToolParser):  # type: ignore[misc, unused-ignore]  # v
     dialect_name: ClassVar[str] = "auto"
     """The dialect this class reads (a bundled name; `auto`: all of them)."""
     engine_based_streaming = True
+    structural_tag_model: str | None = None
+    """Set on each single-dialect class (`_registry.py`): vLLM asks a parser with one for
+    a structural tag; None where the dialect does not export (see `__init__`)."""
+    supports_required_and_named = True
+    """vLLM's JSON path for `required` and named choices; vLLM turns it off for a class
+    with a `structural_tag_model` under strict tool calling."""
     skip_reasoning_parsing = False
     """Set by vLLM when no reasoning parser is configured: regions are then content."""
 
     def __init__(self, tokenizer: Any, tools: list[Any] | None = None) -> None:
         super().__init__(tokenizer, tools)
         self._dialect = Dialect.bundled(self.dialect_name)
+        if self.structural_tag_model is not None and not exportable(self.dialect_name):
+            # No tag to give: vLLM's defaults for a parser without one.
+            self.structural_tag_model = None
+            self.supports_required_and_named = True
         self._stream: tuple[StreamText, ChoiceRewriter] | None = None
         """The stream being read: its text, and the adapter's choice."""
 
     # ---- requests -----------------------------------------------------------------------
 
+    def get_structural_tag(self, request: Any, *, reasoning: bool = False,
+                           strict_level: Any = None) -> Any:
+        """xgrammar's structural tag for the request's tools and `tool_choice` (SPEC 12),
+        or None: vLLM's default (no tag) for a dialect or request the export cannot
+        write, the reason logged. The tag constrains the arguments to each tool's schema
+        whatever `strict` says (a call outside it would be rejected, SPEC 6)."""
+        del reasoning, strict_level  # (vLLM 0.33 asks for the answer only)
+        if self.structural_tag_model is None or not envs.VLLM_ENFORCE_STRICT_TOOL_CALLING:
+            return None
+        return structural_tag(self._dialect, request)
+
     def adjust_request(self, request: Any) -> Any:
         request = super().adjust_request(request)
-        if _calls_wanted(request):
+        if self._calls_wanted(request):
             try:
                 self._choice(request)
             except ToolparseError as e:
@@ -126,7 +154,7 @@ class ToolparseToolParser(ToolParser):  # type: ignore[misc, unused-ignore]  # v
     def _choice(self, request: Any) -> ChoiceRewriter:
         """A fresh reader for one answer to `request` (raises `SchemaError` for tools
         toolparse refuses, SPEC G9, G10)."""
-        calls = _calls_wanted(request)
+        calls = self._calls_wanted(request)
         reasoning = "auto" if self.skip_reasoning_parsing else None
         settings = settings_from(
             tools=tool_dicts(getattr(request, "tools", None)) if calls else None,
@@ -137,8 +165,12 @@ class ToolparseToolParser(ToolParser):  # type: ignore[misc, unused-ignore]  # v
                                 regions_as_text=reasoning is not None)
         return ChoiceRewriter(parser, settings)
 
-
-def _calls_wanted(request: Any) -> bool:
-    """Whether vLLM sends this request's calls as `tool_calls` (its `keeps_tool_calls`
-    for the choices a tool parser reads): tools given and `tool_choice` auto."""
-    return bool(getattr(request, "tools", None)) and getattr(request, "tool_choice", None) == "auto"
+    def _calls_wanted(self, request: Any) -> bool:
+        """Whether vLLM sends this request's calls as `tool_calls` from this parser:
+        tools given, and `tool_choice` auto, or required or a named tool where vLLM
+        hands those to the parser (`supports_required_and_named` false)."""
+        if not getattr(request, "tools", None):
+            return False
+        choice = getattr(request, "tool_choice", None)
+        return choice == "auto" or (not self.supports_required_and_named
+                                    and choice not in ("none", None))

@@ -23,6 +23,7 @@ try:
     from vllm.entrypoints.openai.responses.protocol import (  # type: ignore[import-not-found, unused-ignore]
         ResponsesRequest,
     )
+    from vllm import envs  # type: ignore[import-not-found, unused-ignore]
     from vllm.exceptions import VLLMValidationError  # type: ignore[import-not-found, unused-ignore]
     from vllm.reasoning.abs_reasoning_parsers import (  # type: ignore[import-not-found, unused-ignore]
         ReasoningParser,
@@ -33,6 +34,7 @@ try:
         ToolParser,
         ToolParserManager,
     )
+    from xgrammar import StructuralTag  # type: ignore[import-not-found, unused-ignore]  # vLLM's dependency
 except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError(
         "toolparse.vllm_plugin needs vLLM (0.33 or 0.34): pip install 'toolparse[vllm]' "
@@ -40,5 +42,5 @@ except ImportError as e:  # pragma: no cover - the message is the point
 
 __all__ = ["ChatCompletionRequest", "DeltaFunctionCall", "DeltaMessage", "DeltaToolCall",
            "ExtractedToolCallInformation", "FunctionCall", "ReasoningParser",
-           "ReasoningParserManager", "ResponsesRequest", "TokenizerLike", "ToolCall",
-           "ToolParser", "ToolParserManager", "VLLMValidationError"]
+           "ReasoningParserManager", "ResponsesRequest", "StructuralTag", "TokenizerLike",
+           "ToolCall", "ToolParser", "ToolParserManager", "VLLMValidationError", "envs"]

@@ -1,0 +1,59 @@
+"""Helpers for the structural-tag tests (SPEC 12): xgrammar's own compiler and matcher
+with a byte tokenizer built here, and random walks through its token masks (the same
+walk as `export_engine.walk`, for llguidance).
+
+xgrammar is in the vLLM environment only (its wheel pulls torch): the tests that
+import this module skip elsewhere unless TOOLPARSE_REQUIRE_VLLM is set."""
+
+from __future__ import annotations
+
+import random
+
+import xgrammar
+
+EOS = 256
+_VOCAB = [bytes([i]) for i in range(256)] + [b"</s>"]
+TOKENIZER = xgrammar.TokenizerInfo(_VOCAB, vocab_type=xgrammar.VocabType.RAW,
+                                   stop_token_ids=[EOS])
+COMPILER = xgrammar.GrammarCompiler(TOKENIZER, cache_enabled=False)
+
+_LIKED = frozenset(b'<>/"{}[]:,\n 0123456789abcdefghijklmnoprstuvw_|=.-\\')
+_CLOSING = frozenset(b'<>/"}]\n|_')
+
+
+def compiled(tag: str) -> xgrammar.CompiledGrammar:
+    """The structural tag (JSON text) compiled by xgrammar; fails the test if refused."""
+    return COMPILER.compile_structural_tag(tag)
+
+
+def accepts(grammar: xgrammar.CompiledGrammar, text: str) -> bool:
+    """Whether the matcher takes `text` byte by byte and may end there."""
+    matcher = xgrammar.GrammarMatcher(grammar)
+    return all(matcher.accept_token(b) for b in text.encode()) and matcher.accept_token(EOS)
+
+
+def walk(grammar: xgrammar.CompiledGrammar, rng: random.Random, *, eos: float = 0.15,
+         limit: int = 1500, prefix: str = "") -> str | None:
+    """A text drawn through the matcher's token masks (None: not ended within `limit`
+    bytes), as `export_engine.walk` draws one. `prefix` is written first."""
+    matcher = xgrammar.GrammarMatcher(grammar)
+    out = bytearray(prefix.encode())
+    assert all(matcher.accept_token(b) for b in out), prefix
+    mask = xgrammar.allocate_token_bitmask(1, EOS + 1)
+    for _ in range(limit):
+        matcher.fill_next_token_bitmask(mask)
+        row = mask[0].tolist()
+        allowed = [i for i in range(EOS + 1) if row[i // 32] >> (i % 32) & 1]
+        pool = [a for a in allowed if a != EOS]
+        if EOS in allowed and (not pool or rng.random() < eos):
+            # As vLLM's detokenizer decodes: xgrammar 0.2.8 lets a JSON string with a
+            # `pattern` take an overlong UTF-8 form (`E0 80 8E`), which is no character
+            # (docs/export.md); it reaches the parser as U+FFFD.
+            return out.decode(errors="replace")
+        if not pool:
+            return None
+        liked = [a for a in pool if a in (_CLOSING if len(out) > 150 else _LIKED)]
+        token = rng.choice(liked if liked and rng.random() < 0.9 else pool)
+        assert matcher.accept_token(token)
+        out.append(token)
+    return None
