@@ -84,12 +84,32 @@ def test_pythonic_a_failed_list_runs_to_its_end_token_not_to_a_bracket_inside(
 @pytest.mark.parametrize("dialect", ["pythonic", "auto"])
 def test_a_python_list_in_the_middle_of_an_answer_is_text(dialect: str,
                                                          check_chunkings: Any) -> None:
-    # SPEC 5.3 b: the bare list counts only at the stream's start (and, until anchored
-    # openers land, not even there); in an answer it is text, never a call.
+    # SPEC 5.3 b: the bare list counts only at the answer's start; in an answer it is
+    # text, never a call.
     for text in ("I will check. [get_weather(city='Tokyo')]\n",
                  "Use `[f(a=1)]` or [g(b=2), h()] here.", "[1, 2] and [f()]"):
         result = toolparse.parse(text, dialect=dialect)
         assert result.calls == () and result.failures == () and result.text == text
+        check_chunkings(text, dialect=dialect)
+
+
+@pytest.mark.parametrize("dialect", ["pythonic", "auto"])
+def test_a_bare_list_at_the_start_of_the_answer_is_a_block(dialect: str,
+                                                          check_chunkings: Any) -> None:
+    # SPEC 5.3 b: after whitespace, or after a reasoning region, and only a `[` that a
+    # call's name and `(` follow.
+    for text, calls in (("[get_weather(city='Tokyo'), get_time()] Done.",
+                         [("get_weather", {"city": "Tokyo"}), ("get_time", {})]),
+                        (" \n[f(a=[1, ']'])]", [("f", {"a": [1, "]"]})]),
+                        ("<think>Tokyo.</think>[f(a=1)]", [("f", {"a": 1})])):
+        result = toolparse.parse(text, dialect=dialect)
+        assert [(c.name, c.arguments) for c in result.calls] == calls
+        check_chunkings(text, dialect=dialect)
+    for text in ("[1] Smith (2020) [f(a=1)]", "[link](x) [f(a=1)]", "[] [f(a=1)]",
+                 "[f(a=1)][g(b=2)]"):
+        result = toolparse.parse(text, dialect=dialect)
+        assert len(result.calls) <= 1 and result.failures == ()
+        assert [c.name for c in result.calls] == (["f"] if text.startswith("[f") else [])
         check_chunkings(text, dialect=dialect)
 
 

@@ -37,8 +37,10 @@ def json_head_dialect(name: str, head: str, *, word: str, tag_names: str,
         good = element("run_command", {"command": "make"})
         common_cases(g, d, truncated=Failed(cut, "truncated"),
                      broken=["Running it.\n",
-                             Failed(f"{head}{good}, oops]", "unexpected_token", at="oops"),
-                             "\n", list_block(head, [("run_command", {"command": "ls"})]), "\n"],
+                             # (nothing closes the array: its failed span runs to the
+                             # next opener, the newline included, as mistral's does)
+                             Failed(f"{head}{good}, oops]\n", "unexpected_token", at="oops"),
+                             list_block(head, [("run_command", {"command": "ls"})]), "\n"],
                      markdown=list_block(head, [("write_file", {"path": "README.md",
                                                                "content": MARKDOWN_VALUE})]),
                      typed=list_block(head, [("read_file", {"path": "a.py", "limit": 20,
