@@ -10,10 +10,9 @@
 - While a body streams (SPEC 7), nothing of it is given out before it is complete: a
   piece of Gemma text is no prefix of the JSON it becomes.
 
-The grammar's tokens arrive as their text: a quote token is exactly `<|"|>` (or
-FunctionGemma's `<escape>`), which no string's text run holds (a run never holds `<`;
-a lone `<` is a token of its own), so the text alone says where each string starts and
-ends: the grammar has paired them.
+A string is the one rule built on its own (`gemma_string`: its text between its two
+quote tokens, a `Quoted`), so no quote token is spelled here (SPEC 5: the grammar file
+holds every tag); every other token arrives as its text.
 """
 
 from __future__ import annotations
@@ -28,27 +27,26 @@ from toolparse._dialect.syntaxes.json import JsonBody, _Json
 from toolparse._dialect.table import flat
 from toolparse._dialect.value_stream import ValueStream
 
-__all__ = ["GEMMA", "QUOTES", "as_json"]
+__all__ = ["GEMMA", "Quoted", "as_json"]
 
-QUOTES: Final = frozenset({'<|"|>', "<escape>"})
-"""Gemma 4's string delimiter and FunctionGemma's, as the grammar's quote tokens read
-them."""
 _PUNCTUATION: Final = frozenset("{}[],:")
 
 
-def as_json(pieces: Sequence[str]) -> str:
-    """The JSON text of a Gemma value, from its tokens' texts in order."""
+class Quoted:
+    """A Gemma string (`gemma_string`): its text between its two quote tokens."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def as_json(pieces: Sequence[str | Quoted]) -> str:
+    """The JSON text of a Gemma value, from its tokens' texts and strings in order."""
     out: list[str] = []
-    string: list[str] | None = None
     for i, piece in enumerate(pieces):
-        if piece in QUOTES:
-            if string is None:
-                string = []
-            else:
-                out.append(json.dumps("".join(string), ensure_ascii=False))
-                string = None
-        elif string is not None:
-            string.append(piece)
+        if isinstance(piece, Quoted):
+            out.append(json.dumps(piece.text, ensure_ascii=False))
         elif piece in _PUNCTUATION or piece.isspace():
             out.append(piece)
         elif i + 1 < len(pieces) and pieces[i + 1] == ":":
@@ -58,8 +56,14 @@ def as_json(pieces: Sequence[str]) -> str:
     return "".join(out)
 
 
-def _texts(children: list[Any]) -> list[str]:
-    return [joined([child]) for child in flat(children) if child is not None]
+def _texts(children: list[Any]) -> list[str | Quoted]:
+    return [child if isinstance(child, Quoted) else joined([child])
+            for child in flat(children) if child is not None]
+
+
+def gemma_string(children: list[Any]) -> Quoted:
+    return Quoted("".join(joined([child]) for child in flat(children[1:-1])
+                          if child is not None))
 
 
 def gemma_body(children: list[Any]) -> JsonBody:
@@ -97,4 +101,5 @@ class _Gemma(_Json):
         return self.builders[rule]
 
 
-GEMMA: Final = _Gemma("gemma", TYPING, builders={"gemma_body": gemma_body})
+GEMMA: Final = _Gemma("gemma", TYPING, builders={"gemma_body": gemma_body,
+                                                "gemma_string": gemma_string})
