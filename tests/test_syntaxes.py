@@ -48,7 +48,7 @@ def _grammar(dialect: toolparse.Dialect) -> Any:
 # ---- the table ------------------------------------------------------------------------------
 
 def test_each_header_key_names_rows_of_one_table() -> None:
-    assert names(TYPING) == ("attribute", "schema", "json", "pythonic")
+    assert names(TYPING) == ("attribute", "schema", "json", "pythonic", "gemma")
     assert names(VALUE_EDGES) == ("xml", "trim", "newline", "none")
     for name, row in VALUE_SYNTAXES.items():
         assert isinstance(row, ValueSyntax) and row.name == name
@@ -81,8 +81,8 @@ def test_a_header_that_names_no_row_takes_the_defaults(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("item, message", [
-    ("typing=xml", "typing='xml': expected one of attribute, schema, json, pythonic"),
-    ("typing=gemma", "typing='gemma': expected one of attribute, schema, json, pythonic"),
+    ("typing=xml", "typing='xml': expected one of attribute, schema, json, pythonic, gemma"),
+    ("typing=yaml", "typing='yaml': expected one of attribute, schema, json, pythonic, gemma"),
     ("value_edges=json", "value_edges='json': expected one of xml, trim, newline, none"),
     ("value_edges=attribute", "value_edges='attribute': expected one of xml, trim, newline, "
                               "none"),
