@@ -57,9 +57,11 @@ def test_every_bundled_grammar_has_the_tag_end_as_its_gate() -> None:
             # (mistral: its objects' and list's last brackets, and the next call's `[`)
             # (pythonic: none, since a list's `]` may yet become `]<|python_end|>`;
             # phi4_mini: its list's brackets; granite and gemma4: none yet, since an
-            # opener of theirs ends in a lookahead: their calls are lexed, never kept)
+            # opener of theirs ends in a lookahead: their calls are lexed, never kept;
+            # so is llama3_json's bare call, and pythonic's bare list)
             assert grammar.gates == {"gpt_oss": ">}", "mistral": "[]}", "phi4_mini": "[]",
-                                     "pythonic": "", "granite": "", "gemma4": ""}.get(name, ">"), name
+                                     "pythonic": "", "granite": "", "gemma4": "",
+                                     "llama3_json": ""}.get(name, ">"), name
 
 
 def test_the_closers_are_the_tags_that_end_a_block_or_a_span() -> None:

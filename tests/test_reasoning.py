@@ -31,12 +31,14 @@ def markers(name: str) -> tuple[str, str]:
     return fmt.spelled("OPEN"), fmt.spelled("CLOSE")
 
 
-# One real call per dialect, in its own markup (a corpus case's block).
+# One real call per dialect, in its own markup (a corpus case's block), one that is a
+# block after text too (not an anchored opener's, SPEC 5.3 b: those count at the start).
 def _one_block(dialect: str) -> str:
     for case in toolparse.corpus.find_cases():
         if case.dialect == dialect and not case.tools:
             for event in toolparse.parse(case.text, dialect, reasoning=None).events:
-                if isinstance(event, ToolCallBlock) and event.accepted:
+                if (isinstance(event, ToolCallBlock) and event.accepted
+                        and toolparse.parse("Text.\n" + event.raw, dialect).calls):
                     return event.raw
     raise AssertionError(f"no corpus block for {dialect}")
 
