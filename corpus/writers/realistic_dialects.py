@@ -22,7 +22,7 @@ DIALECT_RECIPES: list[tuple[str, str, bool]] = [
     # (template, where the example is, CRLF)
     ("explain", "fence", False), ("steps", "list-fence", False), ("explain", "inline", False),
     ("call-first", "tilde-fence", False), ("two-blocks", "indented", True),
-    ("mention", "none", False),
+    ("mention", "none", False), ("steps", "fence", False),
 ]
 
 
