@@ -20,16 +20,13 @@ from export_engine import accepts, compiled, tools_of, walk  # noqa: E402
 CHECKED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2",
            "deepseek", "deepseek_v31", "hy_v3", "minicpm5", "seed_oss", "gpt_oss", "longcat",
            "internlm", "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1",
-           "mistral", "step3", "deepseek_v3")
+           "mistral", "step3", "deepseek_v3", "kimi_k3", "phi4_mini")
 """The dialects whose accepted corpus blocks the grammar is checked to write."""
 EXPORTED = CHECKED
 """The dialects whose grammar is walked: what it lets a model write parses as valid."""
 NOT_EXPORTED = {**{name: "Python calls whose literals" for name in ("olmo3", "lfm2", "pythonic")},
                 "minimax_m3": "values may be elements",
-                "kimi_k3": "do not share a first character",
-                **{name: "JSON values read by the shape its header declares" for name in (
-                    "granite", "phi4_mini")},
-                "gemma4": "holds a lookaround"}
+                **{name: "holds a lookaround" for name in ("granite", "gemma4")}}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
 REFUSED_MODES: dict[tuple[str, str], str] = {}
 """Exported dialects refused in one mode, with the reason."""
