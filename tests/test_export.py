@@ -208,6 +208,20 @@ def test_auto_keeps_block_openers_out_of_free_text() -> None:
     assert not accepts(grammar, "See <tool_call> tags. " + call)
 
 
+def test_auto_writes_no_indented_code_between_blocks() -> None:
+    # After a blank line, four columns of indentation open Markdown's indented code, in
+    # which the parser reads the next block as text: the grammar never writes that.
+    grammar = compiled(toolparse.export_grammar("hermes", TOOLS, mode="auto"))
+    call = '<tool_call>{"name": "list_files", "arguments": {}}</tool_call>'
+    for gap, written in (("\n\n", True), ("\n  \n   ", True), ("  \r\n", True),
+                         ("\n\n    ", False), ("\n\n \t", False)):
+        text = "Let me look.\n" + call + gap + call
+        assert accepts(grammar, text) == written, repr(gap)
+        if written:
+            assert len(toolparse.parse(text, dialect="hermes").calls) == 2, repr(gap)
+    assert len(toolparse.parse("Hi.\n" + call + "\n\n    " + call, dialect="hermes").calls) == 1
+
+
 def test_accept_only_spellings_inside_terminals_are_never_written() -> None:
     grammar = compiled(toolparse.export_grammar("deepseek", TOOLS[1:], mode="required"))
     for wrapper in ("tool_calls", "｜DSML｜tool_calls", "|DSML|tool_calls", "DSML tool_calls",
