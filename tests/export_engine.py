@@ -42,6 +42,19 @@ def accepts(grammar: str, text: str) -> bool:
     return matcher.consume_tokens(list(text.encode())) and matcher.is_accepting()
 
 
+def committed(grammar: str, prose: str, block: str) -> str:
+    """The shortest start of `block` that, written after `prose`, leaves the matcher no
+    way to end: the block's opening tag as far as the grammar must go on with a block
+    (`<tool_call>`, but all of `<|open|>tools<|sep|>`, whose first `>` is in the middle)."""
+    matcher = llguidance.LLMatcher(TOKENIZER, grammar)
+    assert matcher.consume_tokens(list(prose.encode())), matcher.get_error()
+    for end, char in enumerate(block, 1):
+        assert matcher.consume_tokens(list(char.encode())), matcher.get_error()
+        if not matcher.is_accepting():
+            return block[:end]
+    return block
+
+
 _LIKED = frozenset(b'<>/"{}[]:,\n 0123456789abcdefghijklmnoprstuvw_|=.-\\')
 _CLOSING = frozenset(b'<>/"}]\n|_')
 _SPACES = frozenset(b' \t\n\r\x0b\x0c')

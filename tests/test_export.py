@@ -15,24 +15,21 @@ from toolparse._export import regex
 from toolparse.corpus.cases import bundled_corpus, find_cases
 
 
-from export_engine import accepts, compiled, tools_of, walk  # noqa: E402
+from export_engine import accepts, committed, compiled, tools_of, walk  # noqa: E402
 
 CHECKED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2",
            "deepseek", "deepseek_v31", "hy_v3", "minicpm5", "seed_oss", "gpt_oss", "longcat",
            "internlm", "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1",
-           "mistral", "step3", "deepseek_v3")
+           "mistral", "step3", "deepseek_v3", "kimi_k3", "phi4_mini", "granite",
+           "llama3_json")
 """The dialects whose accepted corpus blocks the grammar is checked to write."""
 EXPORTED = CHECKED
 """The dialects whose grammar is walked: what it lets a model write parses as valid."""
 NOT_EXPORTED = {**{name: "Python calls whose literals" for name in ("olmo3", "lfm2", "pythonic")},
                 "minimax_m3": "values may be elements",
-                "kimi_k3": "do not share a first character",
-                **{name: "JSON values read by the shape its header declares" for name in (
-                    "granite", "phi4_mini")},
-                "gemma4": "holds a lookaround",
-                "llama3_json": "JSON values read by the shape its header declares"}
+                "gemma4": "holds a lookaround"}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
-REFUSED_MODES: dict[tuple[str, str], str] = {}
+REFUSED_MODES = {("llama3_json", "auto"): "starts with neither a tag nor a call"}
 """Exported dialects refused in one mode, with the reason."""
 
 TOOLS = [
@@ -67,6 +64,12 @@ LENIENT_CASES = {
     # Not accept-only, but left out: Step-3's head name (`function<｜tool_sep｜>NAME`) is
     # read with a lookahead, which llguidance cannot write; its alternative is not written.
     "step3/whitespace-kept.txt": "HEAD_NAME (a lookaround)",
+    # JSON calls (the header's shape, SPEC 5.3 e): the grammar writes the name member
+    # first and always an arguments member; the parser reads them in any order, and a
+    # call with none as `{}`.
+    "granite/arguments-first.txt": "arguments before the name",
+    "phi4_mini/parameters-any-order.txt": "arguments before the name",
+    "phi4_mini/engine-no-arguments.txt": "no arguments member",
 }
 
 # What the export writes one way only, though the parser reads more (docs/export.md):
@@ -89,12 +92,18 @@ DSML_DRIFT = re.compile(r"[|｜]|dsml", re.I)
 (`_LENIENT_DSML_DRIFT`)."""
 DSML_ALIAS = re.compile(r"｜DSML｜(?:tool-calls|toolcalls|calls)>")
 """A deepseek wrapper alias (`_LENIENT_WRAPPER_ALIAS`)."""
+NOT_WRITTEN_FORMS = {"granite": "<function_call>"}
+"""Block forms whose opener the target cannot write, so that the export leaves their
+alternative out, as it does Step-3's head name: Granite 20B's `<function_call>` looks
+ahead for the call's `{` (CALL_OPEN, a lookaround); the array form is written."""
 
 
 def _not_written(dialect: str, raw: str) -> bool:
     drift = dialect == "deepseek" and (DSML_DRIFT.search(raw.replace("｜DSML｜", ""))
                                        or DSML_ALIAS.search(raw))
-    return bool(drift) or any(p.search(raw) for p in NOT_WRITTEN.values())
+    form = NOT_WRITTEN_FORMS.get(dialect)
+    return bool(drift) or bool(form and raw.startswith(form)) or any(
+        p.search(raw) for p in NOT_WRITTEN.values())
 
 
 def _parsed_ok(text: str, dialect: str, mode: str) -> tuple[bool, int]:
@@ -120,11 +129,13 @@ def test_random_walks_parse_to_valid_calls(dialect: str, mode: str) -> None:
     done = calls = 0
     for _ in range(40):
         prefix = ""
-        if mode == "auto":  # prose, then a block's opening tag as a required walk writes it
+        if mode == "auto":  # prose, then a block's opening tag as a required walk writes it,
+            # up to where the grammar must go on with a block
             block = ""
             while not block:
                 block = walk(required, rng) or ""
-            prefix = "Let me check that.\n" + block[:block.find(">") + 1]
+            prose = "Let me check that.\n"
+            prefix = prose + committed(grammar, prose, block)
         text = walk(grammar, rng, eos=0.3, prefix=prefix)
         if text is None:
             continue
@@ -210,6 +221,20 @@ def test_auto_keeps_block_openers_out_of_free_text() -> None:
     assert accepts(grammar, "Let me look.\n" + call)
     assert accepts(grammar, "No call needed.")
     assert not accepts(grammar, "See <tool_call> tags. " + call)
+
+
+def test_auto_writes_no_indented_code_between_blocks() -> None:
+    # After a blank line, four columns of indentation open Markdown's indented code, in
+    # which the parser reads the next block as text: the grammar never writes that.
+    grammar = compiled(toolparse.export_grammar("hermes", TOOLS, mode="auto"))
+    call = '<tool_call>{"name": "list_files", "arguments": {}}</tool_call>'
+    for gap, written in (("\n\n", True), ("\n  \n   ", True), ("  \r\n", True),
+                         ("\n\n    ", False), ("\n\n \t", False)):
+        text = "Let me look.\n" + call + gap + call
+        assert accepts(grammar, text) == written, repr(gap)
+        if written:
+            assert len(toolparse.parse(text, dialect="hermes").calls) == 2, repr(gap)
+    assert len(toolparse.parse("Hi.\n" + call + "\n\n    " + call, dialect="hermes").calls) == 1
 
 
 def test_accept_only_spellings_inside_terminals_are_never_written() -> None:

@@ -432,6 +432,10 @@ class _Writer:
 
 _LOOP_BOUND = 256
 """The most turns a loop of a tag takes, halved until the tag fits `MAX_ATOM`."""
+_BETWEEN = r"[ \t]*(?:(?:\r\n|\n|\r) {0,3})*"
+"""`auto`: the whitespace written between two blocks, which the parser reads as text: no
+line indented four columns (a tab, or four spaces), which after a blank line would be
+Markdown's indented code and turn the next block into text (docs/markdown.md)."""
 _CONTINUATIONS = ("", "a", "0", " ", "\n", "<", ">", "|", '"', "`", "}")
 """What may follow a text in a value, to tell a text the value's pieces cannot read
 whatever comes next from one they read once the value goes on."""
@@ -540,8 +544,9 @@ def write(grammar: Grammar, tools: Mapping[str, Any], mode: str) -> str:
 
 
 def _after_prose(writer: _Writer, block: str) -> str:
-    """`auto`: text that holds no block opener, then any blocks. The text and the first
-    block's opening tag are one lexeme (see `_Writer.alternative`)."""
+    """`auto`: text that holds no block opener, then any blocks, `_BETWEEN` between
+    them. The text and the first block's opening tag are one lexeme (see
+    `_Writer.alternative`)."""
     grammar = writer.grammar
     words: set[str] = set()
     for spec in grammar.openers:
@@ -552,7 +557,9 @@ def _after_prose(writer: _Writer, block: str) -> str:
         name = f"opened_{index}"
         writer.out[name] = f"{name}: /(?:{prose})(?:{opener})/ {tail}"
         firsts.append(name)
-    more = f"({writer.ws} {block})*" if writer.ws else f"{block}*"
+    if writer.ws:
+        writer.out["between"] = f"between: /{_BETWEEN}/"
+    more = f"(between {block})*" if writer.ws else f"{block}*"
     writer.out["prose"] = f"prose: /{prose}/"
     return f"prose | ({' | '.join(firsts)}) {more}"
 
@@ -562,7 +569,7 @@ def _openings(writer: _Writer) -> list[tuple[str, str]]:
     from `block`'s alternatives, and through `invoke`'s (one per tool) where a block
     starts with its call (Hermes, GLM)."""
     out = []
-    for rule in writer.rules["block"]:
+    for rule in writer.alternatives("block", ()):  # the forms `required` writes
         head, *rest = rule.expansion
         after = writer.alternative(rule._replace(expansion=tuple(rest)), ()) if rest else ""
         heads: list[tuple[Symbol, _Context, list[Symbol]]]
