@@ -46,10 +46,8 @@ read again (UNDECIDED, CHOOSING) carries at most a window of new text, not the r
 a whole transcript given to `parse()` (SPEC G6).
 
 The plain-text fast path (SCAN, nothing arriving, nothing held, no block-start
-character in the chunk) costs one search, one append and one event per chunk; the
-event of a short chunk is kept for the next chunk of the same text
-(`output.PLAIN_EVENTS`: tokens repeat, and a `Text` is immutable), which halves the
-path's cost.
+character in the chunk: one `in` test when blocks start with one) costs one append and
+one event per chunk, a short chunk's event kept for its next time (`output.PLAIN_EVENTS`).
 
 Inside a started call (outside code for certain, nothing held), a chunk without one
 of the grammar's *gates* cannot change what goes out: it is kept, unlexed, and so is a
@@ -112,9 +110,9 @@ class Engine:
     __slots__ = (
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
-        "_opener_char", "_opener_other", "_opener_third", "_new_id", "_grammar", "_run_list",
-        "_run_stops", "_run_parts", "_incremental", "_scanner", "_contest", "_streaming",
-        "_keeping", "_thinking",
+        "_opener_char", "_opener_other", "_opener_third", "_one_opener", "_new_id",
+        "_grammar", "_run_list", "_run_stops", "_run_parts", "_incremental", "_scanner",
+        "_contest", "_streaming", "_keeping", "_thinking",
     )
 
     def __init__(self, dialect: Dialect, max_capture: int, policy: CallPolicy | None,
@@ -164,7 +162,8 @@ class Engine:
         self._keeping: Keeping | None = None
         """Inside a started call, when no chunk without a gate can change what goes
         out (`_keep_quiet`, `keeping.py`): the chunks kept since, unlexed; else None."""
-        self._opener_char, self._opener_other, self._opener_third = self._scanner.plain_chars
+        (self._opener_char, self._opener_other, self._opener_third,
+         self._one_opener) = self._scanner.plain_chars
         self._plain = self._opener_char if self._mode is Mode.SCAN else ""
         """The first of the (up to three) characters the fast path tests with `in`, while it
         applies (SCAN, nothing arriving, nothing held; `_quiet()` says the same for any
@@ -184,8 +183,8 @@ class Engine:
         refused with a `ChunkTypeError` (`checked_chunk`), never by the compiled build's own
         argument check. Four fast paths, each a named guard, before the mode loop:"""
         if type(chunk) is str:
-            if (self._plain not in chunk and self._opener_other not in chunk
-                    and self._opener_third not in chunk):
+            if self._plain not in chunk and (self._one_opener or (
+                    self._opener_other not in chunk and self._opener_third not in chunk)):
                 # 1. Plain text (SCAN, nothing arriving, nothing held, no block-start
                 # character): one test, one append, one event.
                 if not chunk:
@@ -385,7 +384,8 @@ class Engine:
         """The end of a feed: run the modes over `text` (the tail and what is left of
         the chunk) and take the events made certain."""
         self._process(text, final=False)
-        self._opener_char, self._opener_other, self._opener_third = self._scanner.plain_chars
+        (self._opener_char, self._opener_other, self._opener_third,
+         self._one_opener) = self._scanner.plain_chars
         self._plain = (self._opener_char if self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting else "")
         if self._capture is not None:
