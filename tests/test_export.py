@@ -70,6 +70,10 @@ LENIENT_CASES = {
     "granite/arguments-first.txt": "arguments before the name",
     "phi4_mini/parameters-any-order.txt": "arguments before the name",
     "phi4_mini/engine-no-arguments.txt": "no arguments member",
+    # Llama 3's bare `{` opens a call only before the members its lookahead names
+    # (CALL_OPEN): the export writes the name first, and no ignored `type` member.
+    "llama3_json/sglang-arguments-first.txt": "arguments before the name",
+    "llama3_json/type-function.txt": "an ignored member (`type`) before the name",
 }
 
 # What the export writes one way only, though the parser reads more (docs/export.md):
@@ -188,13 +192,15 @@ def test_unlisted_tool_bad_value_and_broken_block_are_refused(dialect: str) -> N
     other = toolparse.export_grammar(dialect, [{"name": "write_file", "parameters": {
         "type": "object", "properties": {"limit": {"type": "integer"}}}}], mode="required")
     grammar = compiled(good)
-    # A call written under one tool list is refused under another, and cut short too.
+    # A call written under one tool list is refused under another, and cut short too
+    # (by its last character that is not whitespace: a block that ends with its last
+    # value may be followed by whitespace, which is no part of it).
     rng = random.Random(dialect)
     texts = [t for t in (walk(compiled(other), rng, eos=0.5) for _ in range(10)) if t]
     assert texts
     for text in texts:
         assert not accepts(grammar, text)
-        assert not accepts(compiled(other), text[:-1])
+        assert not accepts(compiled(other), text.rstrip()[:-1])
     # An integer parameter takes no letters.
     typed = compiled(toolparse.export_grammar(dialect, TOOLS, mode="required"))
     assert all(not accepts(typed, t.replace("0", "x", 1)) or "0" not in t

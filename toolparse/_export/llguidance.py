@@ -415,10 +415,42 @@ class _Writer:
     def json_call(self, tool: str) -> str:
         """A call written as one JSON value (SPEC 5.3 e): the object the header's shape
         declares, with the tool's name and its arguments' schema."""
-        closed = closed_schema(_shaped_call(tool, self.tools[tool],
-                                            self.grammar.header.call_shape),
+        closed = closed_schema(_shaped_call(tool, self.tools[tool], self.call_shape(tool)),
                                tool, self.json_words, self.json_text)
         return "%json " + json.dumps(closed, ensure_ascii=True)
+
+    def call_shape(self, tool: str) -> CallShape:
+        """The header's shape, as the call's opener lets it start: where the opener looks
+        ahead for the first member (Llama 3's `{` opens a call only before `"name"`, an
+        arguments member or `"type": "function"`), the call is written name first, with
+        the name members the lookahead takes, and without the ignored members (which
+        could open it only with the values the lookahead fixes)."""
+        shape = self.grammar.header.call_shape
+        ahead = self._call_lookaheads()
+        if not ahead:
+            return shape
+        firsts = (tool,) if shape.keyed else shape.names
+        names = tuple(n for n in firsts if all(
+            re.match(tail, gap + json.dumps(n) + gap + ":")
+            for tail in ahead for gap in _JSON_GAPS))
+        if not names:
+            raise self.fail("the call's opener looks ahead for a first member that is "
+                            "no name member")
+        return shape if shape.keyed else shape._replace(names=names, ignored=())
+
+    def _call_lookaheads(self) -> list[str]:
+        """The lookaheads (Python syntax) that the terminals opening a `json_call` end in."""
+        found = []
+        for origin, rules in self.rules.items():
+            if own_name(origin) != "json_call":
+                continue
+            for rule in rules:
+                head = rule.expansion[0] if rule.expansion else None
+                if head is not None and head.is_term:
+                    term = self.terminals[head.name]
+                    split = regex.lookahead_tail(term.regexp, term.flags)
+                    found += [split[1]] if split else []
+        return found
 
     def name_in_tag(self) -> bool:
         """Whether the call's name is written by the tag, a `name` rule or the JSON value
@@ -436,6 +468,8 @@ _BETWEEN = r"[ \t]*(?:(?:\r\n|\n|\r) {0,3})*"
 """`auto`: the whitespace written between two blocks, which the parser reads as text: no
 line indented four columns (a tab, or four spaces), which after a blank line would be
 Markdown's indented code and turn the next block into text (docs/markdown.md)."""
+_JSON_GAPS = ("", " ", "\n", "\t\r\n ")
+"""Whitespace that a `%json` value may write between its tokens (JSON's own)."""
 _CONTINUATIONS = ("", "a", "0", " ", "\n", "<", ">", "|", '"', "`", "}")
 """What may follow a text in a value, to tell a text the value's pieces cannot read
 whatever comes next from one they read once the value goes on."""
