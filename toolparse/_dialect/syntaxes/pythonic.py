@@ -56,7 +56,8 @@ _SIMPLE_ESCAPES: Final = {"\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", 
 
 _NAMES: Final = {"True": "true", "False": "false", "None": "null",
                  "true": "true", "false": "false", "null": "null"}
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+# (A raw pattern: `re` reads the escapes, since mypyc takes no surrogate in a literal.)
+_SURROGATE: Final = re.compile(r"[\ud800-\udfff]")
 
 
 class PythonicArguments(Body):
