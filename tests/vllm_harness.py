@@ -178,8 +178,10 @@ def whole(parser_class: Any, chat: ChatCompletionRequest, ids: Ids, text: str,
 def expected(text: str, *, dialect: str, tools: Sequence[Any] | None, reasoning: str | None,
              in_reasoning: bool = False, regions_as_content: bool = False) -> Reply:
     """What `toolparse.parse` says the client must get (SPEC 8, `on_rejected="content"`):
-    text, and the raw text of blocks not accepted, as content; accepted calls; the
-    reasoning, or its raw text as content where vLLM reads no reasoning."""
+    text, and the raw text of blocks not accepted or of no call, as content (nothing
+    is forwarded of them, and content out plus the raw of every forwarded call is the
+    text in); accepted calls; the reasoning, or its raw text as content where vLLM
+    reads no reasoning."""
     result = toolparse.parse(text, dialect=dialect, tools=tools, reasoning=reasoning,
                              in_reasoning=in_reasoning)
     reply = Reply()
@@ -192,7 +194,7 @@ def expected(text: str, *, dialect: str, tools: Sequence[Any] | None, reasoning:
             else:
                 reply.reasoning += event.text
         elif isinstance(event, toolparse.ToolCallBlock):
-            if event.accepted and tools:
+            if event.accepted and tools and event.calls:
                 reply.calls.extend({"id": call.id, "name": call.name,
                                     "arguments": call.arguments_json} for call in event.calls)
             else:
@@ -206,8 +208,10 @@ def permissive_tools(text: str, dialect: str, reasoning: str | None = "auto",
     """A tool for every name the answer calls, taking any object: so that vLLM keeps the
     calls (it needs `tools`), and every call is accepted as `parse()` without tools
     would give it, but typed by a schema."""
+    # (A rejected call may have no name, `not_a_call`: no tool can be named after it.)
     names = {call.name for call in toolparse.parse(text, dialect=dialect, reasoning=reasoning,
-                                                   in_reasoning=in_reasoning).calls}
+                                                   in_reasoning=in_reasoning).calls
+             if isinstance(call.name, str) and call.name}
     names.add("unused_tool")
     return [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
             for name in sorted(names)]

@@ -7,7 +7,10 @@ import this module skip elsewhere unless TOOLPARSE_REQUIRE_VLLM is set."""
 
 from __future__ import annotations
 
+import functools
+import json
 import random
+import re
 
 import xgrammar
 
@@ -19,6 +22,7 @@ COMPILER = xgrammar.GrammarCompiler(TOKENIZER, cache_enabled=False)
 
 _LIKED = frozenset(b'<>/"{}[]:,\n 0123456789abcdefghijklmnoprstuvw_|=.-\\')
 _CLOSING = frozenset(b'<>/"}]\n|_')
+_SPACES = frozenset(b' \t\n\r\x0b\x0c')
 
 
 def compiled(tag: str) -> xgrammar.CompiledGrammar:
@@ -35,7 +39,9 @@ def accepts(grammar: xgrammar.CompiledGrammar, text: str) -> bool:
 def walk(grammar: xgrammar.CompiledGrammar, rng: random.Random, *, eos: float = 0.15,
          limit: int = 1500, prefix: str = "") -> str | None:
     """A text drawn through the matcher's token masks (None: not ended within `limit`
-    bytes), as `export_engine.walk` draws one. `prefix` is written first."""
+    bytes), as `export_engine.walk` draws one: after 150 bytes it leaves loops of spaces
+    and tries whole tags (`_tags`), so that a raw value and a tag's padding end.
+    `prefix` is written first."""
     matcher = xgrammar.GrammarMatcher(grammar)
     out = bytearray(prefix.encode())
     assert all(matcher.accept_token(b) for b in out), prefix
@@ -53,7 +59,47 @@ def walk(grammar: xgrammar.CompiledGrammar, rng: random.Random, *, eos: float = 
         if not pool:
             return None
         liked = [a for a in pool if a in (_CLOSING if len(out) > 150 else _LIKED)]
+        if len(out) > 150 and set(liked) <= _SPACES and rng.random() < 0.5:
+            liked = [a for a in pool if a not in _SPACES] or liked  # out of a loop of spaces
         token = rng.choice(liked if liked and rng.random() < 0.9 else pool)
+        tags = [t for t in _tags(grammar) if t[0] == token] if len(out) > 150 else []
+        tag = rng.choice(tags) if tags and rng.random() < 0.5 else b""
+        if tag and _takes(matcher, tag):   # a whole closing tag, where it fits
+            out += tag
+            continue
         assert matcher.accept_token(token)
         out.append(token)
     return None
+
+
+def _takes(matcher: xgrammar.GrammarMatcher, text: bytes) -> bool:
+    """Whether the matcher takes all of `text` (taken then); else it is left as it was."""
+    for n, byte in enumerate(text):
+        if not matcher.accept_token(byte):
+            if n:
+                matcher.rollback(n)
+            return False
+    return True
+
+
+_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+@functools.cache
+def _tag_texts(text: str) -> tuple[bytes, ...]:
+    found = set()
+    for literal in _LITERAL.findall(text):
+        try:
+            value = json.loads(f'"{literal}"')
+        except ValueError:
+            continue
+        if value.startswith("<") and len(value) > 2:
+            found.add(value.encode())
+    return tuple(sorted(found))
+
+
+def _tags(grammar: xgrammar.CompiledGrammar) -> tuple[bytes, ...]:
+    """The string literals of the compiled grammar (its EBNF text) that start with `<`:
+    what a long walk tries to write whole (a walk of single bytes almost never spells
+    `</steptml:parameter>` inside free text)."""
+    return _tag_texts(str(grammar.grammar))

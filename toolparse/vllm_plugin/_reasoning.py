@@ -222,7 +222,9 @@ class _Split:
         for event in events:
             if not isinstance(event, Event):   # (streamed arguments: never asked for)
                 continue
-            if self.ended:
+            if self.ended:   # (whitespace held before the end was decided comes first)
+                content.extend(self.waiting)
+                self.waiting.clear()
                 content.append(event.raw)
             elif isinstance(event, Reasoning):
                 self.region = True
