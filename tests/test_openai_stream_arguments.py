@@ -420,8 +420,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
              "--port", str(port), "--stream-arguments", "--log-level", "warning"],
             stdout=subprocess.DEVNULL, stderr=stderr)
         try:
+            # (A bound, not a timing: a loaded machine can take long to start a process.)
             wait_until(lambda: healthy(port, process, log), what="toolparse serve to start",
-                       seconds=30)
+                       seconds=90)
             yield f"http://127.0.0.1:{port}/v1"
         finally:
             process.terminate()
