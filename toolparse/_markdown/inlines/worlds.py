@@ -38,13 +38,15 @@ MAX_WORLDS: Final = 8
 World = dict[str, bool]
 
 
+def _mark(a: Any, index: dict[int, int]) -> Any:
+    """An attached opener as its place on the stack (a module function, not a closure:
+    the compiled build's closure and its environment would be a reference cycle)."""
+    return index.get(id(a), -1) if isinstance(a, Opener) else a
+
+
 def key(s: InlineState) -> tuple[Any, ...]:
     """What a state's future depends on (its assumptions aside)."""
     index = {id(o): k for k, o in enumerate(s.stack)}
-
-    def mark(a: Any) -> Any:
-        return index.get(id(a), -1) if isinstance(a, Opener) else a
-
     return (
         tuple((o.length, tuple(o.tickets), id(o.brackets[0]), o.brackets[1])
               for o in s.stack),
@@ -52,7 +54,7 @@ def key(s: InlineState) -> tuple[Any, ...]:
                tuple(getattr(c, "label", ())), id(getattr(c, "node", None)))
               for c in s.cands),
         tuple(s.bases), tuple((id(h), i) for h, i in s.snaps),
-        tuple((b.ticket, tuple(mark(a) for a in b.attach)) for b in s.branch),
+        tuple((b.ticket, tuple(_mark(a, index) for a in b.attach)) for b in s.branch),
         s.run, s.run_esc, s.esc, id(s.head), s.inactive, s.serial, id(s.closed),
         s.closed_text, s.offset, s.defs, s.title_next, s.line_fresh, s.last, s.esc_end,
         s.tainted,
