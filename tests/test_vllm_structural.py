@@ -49,7 +49,7 @@ from test_export import (  # noqa: E402
     _not_written,
     _parsed_ok,
 )
-from xgrammar_engine import accepts, compiled, walk  # noqa: E402
+from xgrammar_engine import accepts, committed, compiled, walk  # noqa: E402
 
 QWEN = "qwen3_coder"
 WEATHER = [{"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -79,11 +79,13 @@ def test_random_walks_through_xgrammar_parse_to_valid_calls(dialect: str, mode: 
     done = calls = 0
     for _ in range(40):
         prefix = ""
-        if mode == "auto":  # prose, then a block's opening tag as a required walk writes it
+        if mode == "auto":  # prose, then a block's opening tag as a required walk writes it,
+            # up to where the grammar must go on with a block
             block = ""
             while not block:
                 block = walk(required, rng) or ""
-            prefix = "Let me check that.\n" + block[:block.find(">") + 1]
+            prose = "Let me check that.\n"
+            prefix = prose + committed(grammar, prose, block)
         text = walk(grammar, rng, eos=0.3, prefix=prefix)
         if text is None:
             continue

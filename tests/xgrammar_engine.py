@@ -36,6 +36,22 @@ def accepts(grammar: xgrammar.CompiledGrammar, text: str) -> bool:
     return all(matcher.accept_token(b) for b in text.encode()) and matcher.accept_token(EOS)
 
 
+def committed(grammar: xgrammar.CompiledGrammar, prose: str, block: str) -> str:
+    """The shortest start of `block` that, written after `prose`, leaves the matcher no
+    way to end: the block's opening tag as far as the grammar must go on with a block
+    (`<tool_call>`, but all of `<|open|>tools<|sep|>`, whose first `>` is in the middle),
+    as `export_engine.committed` finds it with llguidance."""
+    matcher = xgrammar.GrammarMatcher(grammar)
+    mask = xgrammar.allocate_token_bitmask(1, EOS + 1)
+    assert all(matcher.accept_token(b) for b in prose.encode()), prose
+    for end, char in enumerate(block, 1):
+        assert all(matcher.accept_token(b) for b in char.encode()), block[:end]
+        matcher.fill_next_token_bitmask(mask)
+        if not mask[0].tolist()[EOS // 32] >> (EOS % 32) & 1:
+            return block[:end]
+    return block
+
+
 def walk(grammar: xgrammar.CompiledGrammar, rng: random.Random, *, eos: float = 0.15,
          limit: int = 1500, prefix: str = "") -> str | None:
     """A text drawn through the matcher's token masks (None: not ended within `limit`
