@@ -21,12 +21,11 @@ CHECKED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2
            "deepseek", "deepseek_v31", "hy_v3", "minicpm5", "seed_oss", "gpt_oss", "longcat",
            "internlm", "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1",
            "mistral", "step3", "deepseek_v3", "kimi_k3", "phi4_mini", "granite",
-           "llama3_json")
+           "llama3_json", "minimax_m3")
 """The dialects whose accepted corpus blocks the grammar is checked to write."""
 EXPORTED = CHECKED
 """The dialects whose grammar is walked: what it lets a model write parses as valid."""
 NOT_EXPORTED = {**{name: "Python calls whose literals" for name in ("olmo3", "lfm2", "pythonic")},
-                "minimax_m3": "values may be elements",
                 "gemma4": "holds a lookaround"}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
 REFUSED_MODES = {("llama3_json", "auto"): "starts with neither a tag nor a call"}
@@ -74,6 +73,10 @@ LENIENT_CASES = {
     # (CALL_OPEN): the export writes the name first, and no ignored `type` member.
     "llama3_json/sglang-arguments-first.txt": "arguments before the name",
     "llama3_json/type-function.txt": "an ignored member (`type`) before the name",
+    # Values as elements (MiniMax-M3): an array's items are written as `item` members
+    # (the parser reads any name), and a member is never repeated to make a list.
+    "minimax_m3/nested-object-and-array.txt": "array items named `tag`, not `item`",
+    "minimax_m3/nested-untyped.txt": "a repeated member read as a list",
 }
 
 # What the export writes one way only, though the parser reads more (docs/export.md):
@@ -374,3 +377,39 @@ def test_json_calls_are_written_in_the_shape_the_header_declares() -> None:
     grammar = compiled(toolparse.export_grammar("nemotron", tools, mode="required"))
     assert not accepts(grammar, "<TOOLCALL>[]</TOOLCALL>")
     assert not accepts(grammar, '<TOOLCALL>[{"name": "f", "arguments": {}, "x": 1}]</TOOLCALL>')
+
+
+def test_objects_and_arrays_are_written_as_elements_where_the_grammar_reads_members() -> None:
+    tools = [{"name": "order", "parameters": {"type": "object", "properties": {
+        "ship": {"type": "object", "properties": {"city": {"type": "string"},
+                                                  "zip": {"type": "integer"}},
+                 "required": ["city"]},
+        "items": {"type": "array", "items": {"type": "object", "properties": {
+            "sku": {"type": "string"}}, "required": ["sku"]}, "maxItems": 2},
+        "tags": {"type": "array", "items": {"type": "string"}}},
+        "required": ["ship"]}}]
+    grammar = compiled(toolparse.export_grammar("minimax_m3", tools, mode="required"))
+    ns = "]<]minimax[>["
+    def element(key: str, inner: str) -> str:
+        return f"{ns}<{key}>{inner}{ns}</{key}>"
+    def block(args: str) -> str:
+        return f'{ns}<tool_call>\n{ns}<invoke name="order">{args}{ns}</invoke>\n{ns}</tool_call>'
+    ship = element("ship", element("city", "Oslo <x>") + "\n" + element("zip", "18956"))
+    items = element("items", element("item", element("sku", "a")) * 2)
+    text = block(ship + items + element("tags", "[]"))
+    assert accepts(grammar, text)
+    call = toolparse.parse(text, dialect="minimax_m3", tools=tools).calls[0]
+    assert call.status == "valid"
+    assert call.arguments == {"ship": {"city": "Oslo <x>", "zip": 18956},
+                              "items": [{"sku": "a"}, {"sku": "a"}], "tags": []}
+    for refused in (block(element("ship", element("zip", "1"))),       # city is required
+                    block(ship + element("items", element("item", element("sku", "a")) * 3)),
+                    block(element("ship", "{}")),                      # required members
+                    block(ship + element("tags", "")),                 # "" is no array
+                    block(ship + element("tags", element("tag", "a")))):  # items as `item`
+        assert not accepts(grammar, refused), refused
+    loop = {"name": "tree", "parameters": {"type": "object", "$defs": {"node": {
+        "type": "object", "properties": {"kids": {"type": "array", "items": {
+            "$ref": "#/$defs/node"}}}}}, "properties": {"root": {"$ref": "#/$defs/node"}}}}
+    with pytest.raises(toolparse.ExportError, match="recursive"):
+        toolparse.export_grammar("minimax_m3", [loop])

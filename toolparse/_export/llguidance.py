@@ -37,7 +37,7 @@ from toolparse._dialect.roles import own_name
 from toolparse._dialect.syntaxes.json import ARGUMENTS_MEMBERS, NAME_MEMBER
 from toolparse._dialect.syntaxes.json_calls import CallShape
 from toolparse._errors import ExportError
-from toolparse._export import regex
+from toolparse._export import elements, regex
 from toolparse._export.schema import closed_schema, string_schema
 
 __all__ = ["write"]
@@ -62,6 +62,10 @@ class _Writer:
         self.attribute = next((t for t in grammar.record.terminals
                                if own_name(t.name) == "ATTRIBUTE"), None)
         self.out: dict[str, str] = {}
+        self.members = any(own_name(o) == "member" for o in self.rules)
+        self.nested: dict[_Context, tuple[str, Any, str, tuple[str, ...]]] = {}
+        """Members written as elements: their context, to the tool, schema, pointer and
+        the `$ref`s followed to them."""
         self.names: dict[tuple[str, _Context], str] = {}
         self.runs = self._runs()
         unreadable = self._unreadable(self.runs)
@@ -91,18 +95,41 @@ class _Writer:
                    if own_name(origin) in ("param", "value", "json_body") for r in rs]
         helpers = {s.name for r in holders for s in r.expansion
                    if not s.is_term and self._is_value(s.name)}
-        return frozenset(s.name for h in helpers for r in self.rules.get(h, [])
-                         for s in r.expansion if s.is_term)
+        return frozenset(t for h in helpers for t in self._pieces(h))
+
+    def _pieces(self, origin: str) -> frozenset[str]:
+        """The terminals of a value rule, through the inlined rules of its pieces
+        (MiniMax-M3's `_value: TEXT | RB | LT | member`), not into a `member`."""
+        found: set[str] = set()
+        todo, seen = [origin], {origin}
+        while todo:
+            for r in self.rules.get(todo.pop(), []):
+                for s in r.expansion:
+                    if s.is_term:
+                        found.add(s.name)
+                    elif s.name not in seen and own_name(s.name) not in ("member", "cdata"):
+                        seen.add(s.name)
+                        todo.append(s.name)
+        return frozenset(found)
 
     def _is_value(self, origin: str) -> bool:
-        """A value's pieces: the `value` rule, or a `*`/`+` helper of terminals only."""
+        """A value's pieces: the `value` rule, or a `*`/`+` helper of terminals only, or
+        of terminals and `member`s through an inlined rule (`_value`)."""
         if own_name(origin) == "value":
             return True
         if not origin.startswith("__"):
             return False
         symbols = [s for r in self.rules.get(origin, []) for s in r.expansion]
         return bool(symbols) and all(s.is_term or s.name == origin
-                                     or own_name(s.name) == "cdata" for s in symbols)
+                                     or own_name(s.name) == "cdata"
+                                     or self._is_piece(s.name) for s in symbols)
+
+    def _is_piece(self, origin: str) -> bool:
+        """An inlined rule (`_value`) whose alternatives are one terminal or a member."""
+        return own_name(origin).startswith("_") and not origin.startswith("__") and all(
+            len(r.expansion) == 1 and (r.expansion[0].is_term
+                                       or own_name(r.expansion[0].name) == "member")
+            for r in self.rules.get(origin, [])) and origin in self.rules
 
     def _closers(self, unreadable: frozenset[str]) -> frozenset[str]:
         """What a value must not hold: the literal start of every terminal other than
@@ -261,7 +288,7 @@ class _Writer:
                 i += 1
                 is_value = False
             elif symbol.is_term:
-                opening = i == 0 and own_name(rule.origin) in ("invoke", "param")
+                opening = i == 0 and own_name(rule.origin) in ("invoke", "param", "member")
                 term = self.settled(self.terminals[symbol.name],
                                     symbols[i + 1] if i + 1 < len(symbols) else None)
                 parts.append(self.terminal(term, ctx, opening))
@@ -356,11 +383,23 @@ class _Writer:
         glue = f" {self.ws} " if self.ws else " "
         return "(" + glue.join(parts) + ")"
 
+    def where(self, ctx: _Context) -> tuple[str, str]:
+        """The tool and the JSON pointer of a parameter's or a member's schema."""
+        found = self.nested.get(ctx)
+        if found is not None:
+            return found[0], found[2]
+        return ctx[0], "/properties/" + ctx[1].replace("~", "~0").replace("/", "~1")
+
     def _value_parts(self, ctx: _Context) -> tuple[Any, str, str, Any, Any]:
-        tool, key = ctx
-        root = self.tools[tool]
-        schema = resolve_local_ref(resolve_local_ref(root, root).get("properties", {})
-                                   .get(key, {}), root)
+        found = self.nested.get(ctx)
+        if found is not None:  # a member written as an element (MiniMax-M3)
+            root = self.tools[found[0]]
+            schema = resolve_local_ref(found[1], root)
+        else:
+            tool, key = ctx
+            root = self.tools[tool]
+            schema = resolve_local_ref(resolve_local_ref(root, root).get("properties", {})
+                                       .get(key, {}), root)
         reader = self.grammar.header.typing.value_reader(self.grammar.header.value_edges)
         before, after = _edges(reader)
         return reader, before, after, schema, schema_types(schema, root)
@@ -375,12 +414,16 @@ class _Writer:
         return f"{edge[0]}(?:{self.text[1:-1]}){edge[1]}"
 
     def value(self, ctx: _Context) -> str:
-        tool, key = ctx
+        tool, pointer = self.where(ctx)
         reader, before, after, schema, types = self._value_parts(ctx)
+        if self.members:
+            found = elements.value(self, ctx, schema, types)
+            if found is not None:
+                return found
         if types is None or "string" in types:
             strings = string_schema(schema)
             if strings is None:
-                raise ExportError(f"tool {tool!r}, schema /properties/{key}: a string "
+                raise ExportError(f"tool {tool!r}, schema {pointer}: a string "
                                   "parameter written as raw text takes no constraint "
                                   "but `enum` or `const`")
             if not strings:
@@ -388,7 +431,7 @@ class _Writer:
                 return f"/{raw}/"
             fixed = [s for s in strings if self._raw_fits(reader, before, after, s)]
             if len(fixed) < len(strings):
-                raise ExportError(f"tool {tool!r}, schema /properties/{key}: an enum "
+                raise ExportError(f"tool {tool!r}, schema {pointer}: an enum "
                                   "value that the dialect cannot write as it is")
             inner = " | ".join(_literal(s) for s in fixed)
         else:
@@ -557,17 +600,14 @@ def write(grammar: Grammar, tools: Mapping[str, Any], mode: str) -> str:
         banned = tuple(pattern for name, pattern in terminal_patterns(
             grammar.source, grammar.path, grammar.starts) if name in marks)
     writer = _Writer(grammar, tools, banned)
-    if "py_arguments" in {own_name(o) for o in writer.rules}:
-        raise ExportError(f"dialect {grammar.name!r}: its calls are Python calls whose "
-                          "literals the pythonic value syntax builds into JSON (SPEC 5.3 c), "
-                          "which is not yet exported")
-    if "member" in {own_name(o) for o in writer.rules}:
-        raise ExportError(f"dialect {grammar.name!r}: its values may be elements (members), "
-                          "typed by the schema, which is not yet exported")
     if not writer.name_in_tag() and "json_body" not in {own_name(o) for o in writer.rules}:
         raise ExportError(f"dialect {grammar.name!r}: the call's name is a tag attribute; "
                           "writing one attribute into a tag of attributes is not yet "
                           "exported")
+    if "py_arguments" in {own_name(o) for o in writer.rules}:
+        raise ExportError(f"dialect {grammar.name!r}: its calls are Python calls whose "
+                          "literals the pythonic value syntax builds into JSON (SPEC 5.3 c), "
+                          "which is not yet exported")
     block = writer.rule("block", ())
     if mode == "required":
         start = f"start: {block}"
