@@ -21,12 +21,11 @@ CHECKED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2
            "deepseek", "deepseek_v31", "hy_v3", "minicpm5", "seed_oss", "gpt_oss", "longcat",
            "internlm", "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1",
            "mistral", "step3", "deepseek_v3", "kimi_k3", "phi4_mini", "granite",
-           "llama3_json", "minimax_m3")
+           "llama3_json", "minimax_m3", "olmo3", "lfm2", "pythonic")
 """The dialects whose accepted corpus blocks the grammar is checked to write."""
 EXPORTED = CHECKED
 """The dialects whose grammar is walked: what it lets a model write parses as valid."""
-NOT_EXPORTED = {**{name: "Python calls whose literals" for name in ("olmo3", "lfm2", "pythonic")},
-                "gemma4": "holds a lookaround"}
+NOT_EXPORTED = {"gemma4": "holds a lookaround"}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
 REFUSED_MODES = {("llama3_json", "auto"): "starts with neither a tag nor a call"}
 """Exported dialects refused in one mode, with the reason."""
@@ -99,17 +98,30 @@ DSML_DRIFT = re.compile(r"[|｜]|dsml", re.I)
 (`_LENIENT_DSML_DRIFT`)."""
 DSML_ALIAS = re.compile(r"｜DSML｜(?:tool-calls|toolcalls|calls)>")
 """A deepseek wrapper alias (`_LENIENT_WRAPPER_ALIAS`)."""
-NOT_WRITTEN_FORMS = {"granite": "<function_call>"}
+NOT_WRITTEN_FORMS = {"granite": "<function_call>", "pythonic": "["}
 """Block forms whose opener the target cannot write, so that the export leaves their
 alternative out, as it does Step-3's head name: Granite 20B's `<function_call>` looks
-ahead for the call's `{` (CALL_OPEN, a lookaround); the array form is written."""
+ahead for the call's `{` (CALL_OPEN, a lookaround), and so does the bare list of
+Llama 3.2 (`[` before a call's name: BARE_LIST, which also counts only at the start of
+the answer); the array form and `<|python_start|>[...]` are written."""
+NOT_WRITTEN_LITERALS = {
+    "set": re.compile(r"""\{\s*(['"])[^'"]*\1\s*[,}]"""),
+    "tuple or parentheses": re.compile(r"=\s*\("),
+    "leading zero": re.compile(r"[=,\[]\s*-?0\d"),
+    "JSON name (_LENIENT_JSON_*)": re.compile(r"[=,\[:]\s*(?:true|false|null)\b"),
+    "JSON call with no arguments member": re.compile(r'\{"name":\s*"[^"]*"\}'),
+}
+"""Python literals the parser reads and the export does not write (docs/export.md)."""
+PYTHON_CALLS = ("olmo3", "lfm2", "pythonic")
 
 
 def _not_written(dialect: str, raw: str) -> bool:
     drift = dialect == "deepseek" and (DSML_DRIFT.search(raw.replace("｜DSML｜", ""))
                                        or DSML_ALIAS.search(raw))
     form = NOT_WRITTEN_FORMS.get(dialect)
-    return bool(drift) or bool(form and raw.startswith(form)) or any(
+    literal = dialect in PYTHON_CALLS and any(
+        p.search(raw) for p in NOT_WRITTEN_LITERALS.values())
+    return bool(drift) or bool(form and raw.startswith(form)) or literal or any(
         p.search(raw) for p in NOT_WRITTEN.values())
 
 
@@ -413,3 +425,40 @@ def test_objects_and_arrays_are_written_as_elements_where_the_grammar_reads_memb
             "$ref": "#/$defs/node"}}}}}, "properties": {"root": {"$ref": "#/$defs/node"}}}}
     with pytest.raises(toolparse.ExportError, match="recursive"):
         toolparse.export_grammar("minimax_m3", [loop])
+
+
+def test_python_calls_are_written_as_the_pythonic_value_syntax_reads_them() -> None:
+    tools = [{"name": "run", "parameters": {"type": "object", "properties": {
+        "cmd": {"type": "string"}, "n": {"type": "integer"}, "mode": {"enum": ["r", 2, None]},
+        "env": {"type": "object", "properties": {"k": {"type": "boolean"}},
+                "required": ["k"]},
+        "args": {"type": "array", "items": {"type": "string"}, "maxItems": 2}},
+        "required": ["cmd"]}}]
+    grammar = compiled(toolparse.export_grammar("olmo3", tools, mode="required"))
+    def block(args: str) -> str:
+        return f"<function_calls>run({args})</function_calls>"
+    text = block("""cmd='it\\'s "x" \\\\ \\n\\x41', n=-3, mode=None,\n env={"k": False},"""
+                 " args=['a', \"b\"]")
+    assert accepts(grammar, text)
+    call = toolparse.parse(text, dialect="olmo3", tools=tools).calls[0]
+    assert call.status == "valid"
+    assert call.arguments == {"cmd": "it's \"x\" \\ \nA", "n": -3, "mode": None,
+                              "env": {"k": False}, "args": ["a", "b"]}
+    for refused in (block("n=1"),                       # cmd is required
+                    block("cmd='a', x=1"),              # no other key
+                    block("n=1, cmd='a'"),              # the schema's order
+                    block("'a'"),                       # no positional argument
+                    block("cmd='a', mode='w'"),         # the enum's values only
+                    block("cmd='a', env={}"),           # k is required
+                    block("cmd='a', args=['a', 'b', 'c']"),  # maxItems
+                    block("cmd=true"),                  # JSON's names are accept-only
+                    block("cmd='\\9'"),                 # no escape the value syntax
+                    block("cmd='\\U0011FFFF'")):        # cannot decode
+        assert not accepts(grammar, refused), refused
+    for schema, message in (({"type": "string", "pattern": "x"}, "'pattern'"),
+                            ({"$ref": "#"}, "recursive"),
+                            ({"type": "object", "additionalProperties": {"type": "string"}},
+                             "additionalProperties")):
+        tool = {"name": "f", "parameters": {"type": "object", "properties": {"p": schema}}}
+        with pytest.raises(toolparse.ExportError, match=message):
+            toolparse.export_grammar("pythonic", [tool])

@@ -37,7 +37,7 @@ from toolparse._dialect.roles import own_name
 from toolparse._dialect.syntaxes.json import ARGUMENTS_MEMBERS, NAME_MEMBER
 from toolparse._dialect.syntaxes.json_calls import CallShape
 from toolparse._errors import ExportError
-from toolparse._export import elements, regex
+from toolparse._export import elements, literals, marks, regex
 from toolparse._export.schema import closed_schema, string_schema
 
 __all__ = ["write"]
@@ -81,6 +81,14 @@ class _Writer:
             self.json_words |= {"&"}
         self.json_text = _avoiding(self.json_words)
         self.ws = self._ws()
+        self._literals: literals.Literals | None = None
+        self._sole: frozenset[str] | None = None
+
+    def literals(self) -> literals.Literals:
+        """The writer of Python literals (`py_arguments`), made on first use."""
+        if self._literals is None:
+            self._literals = literals.Literals(self)
+        return self._literals
 
     def fail(self, why: str) -> ExportError:
         return ExportError(f"dialect {self.grammar.name!r}: {why}")
@@ -208,6 +216,8 @@ class _Writer:
                 raise self.fail("no tools to export")
         elif own_name(origin) == "json_body":
             body = self.json_body(ctx)
+        elif own_name(origin) == "py_arguments" and len(ctx) == 1:
+            body = self.literals().arguments(ctx[0])
         elif own_name(origin) == "json_call" and len(ctx) == 1:
             body = self.json_call(ctx[0])
         elif own_name(origin) == "name" and len(ctx) == 1:
@@ -228,7 +238,7 @@ class _Writer:
         # that holds no call (an empty array of calls) is never written.
         writable = [r for r in found if all(self.writable(s) for s in r.expansion)]
         found = writable or found
-        if not ctx and own_name(origin) == "block":
+        if not ctx and (own_name(origin) == "block" or origin in self.sole_holders()):
             found = [r for r in found if self.calls_in(r.expansion)] or found
         if len(ctx) == 2:  # a param: the alternatives with a value, when it has some
             with_value = [r for r in found if any(
@@ -251,6 +261,24 @@ class _Writer:
         except regex.Unsupported:
             return False
         return True
+
+    def sole_holders(self) -> frozenset[str]:
+        """The rules a block's calls must come from: in a block's alternative, the one
+        rule that holds calls where nothing else does (Llama 4's `_list_end`, whose
+        alternatives without a call write a block of none), and so on inwards."""
+        if self._sole is None:
+            found: set[str] = set()
+            todo = [r for o, rs in self.rules.items() if own_name(o) == "block" for r in rs]
+            while todo:
+                holders = [s for s in todo.pop().expansion
+                           if not s.is_term and self.calls_in((s,))]
+                only = holders[0].name if len(holders) == 1 else None
+                if only is not None and only not in found \
+                        and own_name(only) != "invoke" and not only.startswith("__"):
+                    found.add(only)
+                    todo += [r for r in self.rules.get(only, []) if self.calls_in(r.expansion)]
+            self._sole = frozenset(found)
+        return self._sole
 
     def calls_in(self, symbols: tuple[Symbol, ...], seen: frozenset[str] = frozenset()
                  ) -> bool:
@@ -592,22 +620,11 @@ def _shaped_call(tool: str, schema: Any, shape: CallShape) -> dict[str, Any]:
 
 def write(grammar: Grammar, tools: Mapping[str, Any], mode: str) -> str:
     """The llguidance Lark text for `grammar` and `tools` ({name: parameters schema})."""
-    marks = sorted(m for m in grammar.accept_only if m.isupper() or m.startswith("_"))
-    banned: tuple[str, ...] = ()
-    if marks:  # accept-only spellings inlined into terminals: their patterns, from Lark
-        from toolparse._dialect.from_lark import terminal_patterns  # noqa: PLC0415
-
-        banned = tuple(pattern for name, pattern in terminal_patterns(
-            grammar.source, grammar.path, grammar.starts) if name in marks)
-    writer = _Writer(grammar, tools, banned)
+    writer = _Writer(grammar, tools, marks.banned(grammar))
     if not writer.name_in_tag() and "json_body" not in {own_name(o) for o in writer.rules}:
         raise ExportError(f"dialect {grammar.name!r}: the call's name is a tag attribute; "
                           "writing one attribute into a tag of attributes is not yet "
                           "exported")
-    if "py_arguments" in {own_name(o) for o in writer.rules}:
-        raise ExportError(f"dialect {grammar.name!r}: its calls are Python calls whose "
-                          "literals the pythonic value syntax builds into JSON (SPEC 5.3 c), "
-                          "which is not yet exported")
     block = writer.rule("block", ())
     if mode == "required":
         start = f"start: {block}"
