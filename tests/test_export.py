@@ -21,11 +21,11 @@ CHECKED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2
            "deepseek", "deepseek_v31", "hy_v3", "minicpm5", "seed_oss", "gpt_oss", "longcat",
            "internlm", "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1",
            "mistral", "step3", "deepseek_v3", "kimi_k3", "phi4_mini", "granite",
-           "llama3_json", "minimax_m3", "olmo3", "lfm2", "pythonic")
+           "llama3_json", "minimax_m3", "olmo3", "lfm2", "pythonic", "gemma4")
 """The dialects whose accepted corpus blocks the grammar is checked to write."""
 EXPORTED = CHECKED
 """The dialects whose grammar is walked: what it lets a model write parses as valid."""
-NOT_EXPORTED = {"gemma4": "holds a lookaround"}
+NOT_EXPORTED: dict[str, str] = {}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
 REFUSED_MODES = {("llama3_json", "auto"): "starts with neither a tag nor a call"}
 """Exported dialects refused in one mode, with the reason."""
@@ -462,3 +462,30 @@ def test_python_calls_are_written_as_the_pythonic_value_syntax_reads_them() -> N
         tool = {"name": "f", "parameters": {"type": "object", "properties": {"p": schema}}}
         with pytest.raises(toolparse.ExportError, match=message):
             toolparse.export_grammar("pythonic", [tool])
+
+
+def test_gemma_calls_are_written_in_gemmas_notation() -> None:
+    tools = [{"name": "find", "parameters": {"type": "object", "properties": {
+        "q": {"type": "string"}, "n": {"type": "integer"},
+        "opts": {"type": "object", "properties": {"deep": {"type": "boolean"}}},
+        "units": {"type": "array", "items": {"enum": ["c", "f"]}}}, "required": ["q"]}}]
+    grammar = compiled(toolparse.export_grammar("gemma4", tools, mode="required"))
+    quote = '<|"|>'
+    def call(args: str) -> str:
+        return f"<|tool_call>call:find{{{args}}}<tool_call|>"
+    text = call(f"q:{quote}a \"b\" {{c}} <tool_call|> <x>{quote},n:3,opts:{{deep:true}},"
+                f"units:[{quote}c{quote}]")
+    assert accepts(grammar, text)
+    found = toolparse.parse(text, dialect="gemma4", tools=tools).calls[0]
+    assert found.status == "valid"
+    assert found.arguments == {"q": 'a "b" {c} <tool_call|> <x>', "n": 3,
+                               "opts": {"deep": True}, "units": ["c"]}
+    assert accepts(grammar, f"<start_function_call>call:find{{q:<escape>a<escape>}}"
+                            "<end_function_call>")
+    for refused in (call(f"q:{quote}a{quote}b{quote}"),      # a quote ends a string
+                    call(f"q:{quote}<escape>{quote}"),       # so does the other form's
+                    call("n:3"),                              # q is required
+                    call(f"q :{quote}a{quote}"),              # a bare key meets its `:`
+                    f"<|tool_call>call:find {{q:{quote}a{quote}}}<tool_call|>",  # `{` follows
+                    call(f"q:{quote}a{quote},units:[{quote}k{quote}]")):
+        assert not accepts(grammar, refused), refused

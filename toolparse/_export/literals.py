@@ -1,25 +1,28 @@
-"""Calls written as Python (`typing=pythonic`: grammars/common/python.lark), for the export.
+"""Calls whose arguments are literals the value syntax builds into JSON, for the export:
+Python calls (`typing=pythonic`: grammars/common/python.lark) and Gemma's notation
+(`typing=gemma`: grammars/common/gemma.lark).
 
-A grammar whose calls are Python calls (`invoke: PY_CALL py_arguments RPAR`) holds
-`py_arguments`, which the pythonic value syntax builds into JSON from the `py_*` rules.
-The export writes each tool's arguments from its schema, with the pieces those rules
-are made of (their terminals, as the grammar file spells them):
+A Python call (`invoke: PY_CALL py_arguments RPAR`) holds `py_arguments`, a Gemma call
+`gemma_body` (one object); `NOTATIONS` names the rules each is written with. The export
+writes each tool's arguments from its schema, with the pieces those rules are made of
+(their terminals, as the grammar file spells them):
 
-- the arguments: one keyword per property (`py_keyword`'s key terminal with the key
-  filled in, then its value), in the schema's order, the required ones present, each
-  other one at most once, no other key, separated by `py_arguments`' separator;
-- a string: either quote of `py_string`, its text the rule's own pieces (text runs and
-  escapes) as their patterns say, less the escapes that are no character whatever
-  follows them (a lookaround in the pattern) or that the value syntax cannot decode
-  for every match (a code point beyond Unicode's);
-- an `enum`/`const` string, and a dict's key: that string in either quote, when its
-  characters are text runs as they are;
-- an integer or a number: `%json` with the schema, when the grammar's number
-  terminal reads every JSON number (`NUMBER_PROBES`); `true`/`false`/`null`: the
-  `py_scalar` terminals whose fixed text the value syntax builds into them;
-- an array: `py_list`'s brackets and separator, as many items as `minItems` and
-  `maxItems` allow; an object: `py_dict`'s braces and separator, a `py_pair` per
-  property (its key, `py_pair`'s colon, its value), as for the arguments.
+- Python's arguments: one keyword per property (`py_keyword`'s key terminal with the
+  key filled in, then its value), in the schema's order, the required ones present,
+  each other one at most once, no other key, separated by `py_arguments`' separator;
+  Gemma's: the tool's schema as one object;
+- a string: either form of the string rule, its text the rule's own pieces (text runs
+  and escapes) as their patterns say, less the escapes that hold a lookaround and what
+  the value syntax cannot decode (`narrow.py`); where the pieces read any text (Gemma),
+  any text that holds none of the quote tokens that would end it;
+- an `enum`/`const` value and a key: the literal that builds it (a key bare where a
+  key terminal reads it: Gemma's `GEMMA_KEY`);
+- an integer or a number: `%json` with the schema, when the grammar's number terminal
+  reads every JSON number `%json` writes (`NUMBER_PROBES`); `true`/`false`/`null`: the
+  scalar terminals whose fixed text the value syntax builds into them;
+- an array: the list rule's brackets and separator, as many items as `minItems` and
+  `maxItems` allow; an object: the dict rule's braces and separator, a pair per
+  property (its key, the pair's separator, its value), as for the arguments.
 
 Tuples, sets, parenthesised values and a trailing separator are read, never written.
 Whitespace (the grammar's ignored run) may stand between the pieces. The rules follow
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from toolparse._calls.values import resolve_local_ref
@@ -48,8 +52,14 @@ __all__ = ["Literals"]
 
 NUMBER_PROBES = ("0", "-7", "10", "1.5", "-0.25", "1000000000000000")
 """JSON numbers as `%json` writes them (no exponent): the number terminal must read each."""
-_RULES = ("py_arguments", "py_keyword", "py_string", "py_scalar", "py_list", "py_dict",
-          "py_pair")
+NOTATIONS = {
+    "py_arguments": {"keyword": "py_keyword", "string": "py_string", "scalar": "py_scalar",
+                     "list": "py_list", "dict": "py_dict", "pair": "py_pair"},
+    "gemma_body": {"string": "gemma_string", "scalar": "gemma_scalar", "list": "gemma_array",
+                   "dict": "gemma_object", "pair": "gemma_member"},
+}
+"""The rules a call's arguments are written with, by the rule that holds them: Python's
+keywords (`py_arguments`: python.lark), or one object (`gemma_body`: gemma.lark)."""
 _PROBES = ("\U0010ffff", "z", "f", "F", "9", "Z", "~", "a", "0", " ", "\n", "\t", "\r",
            "\x00", "\u00e9", *(chr(c) for c in range(33, 127)))
 """Characters tried, first to last, as the one a class stands for in a probe (the
@@ -67,29 +77,40 @@ _MAX_REPEAT = 64
 
 
 class Literals:
-    """The Python-literal rules of one export, written into the writer's `out`."""
+    """The literal rules of one export and one notation (`NOTATIONS`), written into the
+    writer's `out`."""
 
-    def __init__(self, writer: _Writer) -> None:
+    def __init__(self, writer: _Writer, entry: str) -> None:
         self.w = writer
-        self.origins = {own_name(o): o for o in writer.rules if own_name(o) in _RULES}
-        missing = [r for r in _RULES if r not in self.origins]
+        self.entry = entry
+        self.roles = NOTATIONS[entry]
+        wanted = {entry, *self.roles.values()}
+        self.origins = {own_name(o): o for o in writer.rules if own_name(o) in wanted}
+        missing = sorted(wanted - set(self.origins))
         if missing:
-            raise writer.fail(f"its Python calls have no rule {missing[0]!r} to write "
-                              "values with")
-        builders = writer.grammar.header.typing.builders
-        self.build_string = builders["py_string"]
-        self.build_scalar = builders["py_scalar"]
-        self.args_sep = self._separator("py_arguments")
-        self.list_frame = self._frame("py_list")
-        self.dict_frame = self._frame("py_dict")
-        pair = self.w.rules[self.origins["py_pair"]][0].expansion
-        self.colon = self._literal(next(s.name for s in pair if s.is_term))
+            raise writer.fail(f"its calls have no rule {missing[0]!r} to write values with")
+        syntax = writer.grammar.header.typing
+        self.build_string = syntax.builders[self.roles["string"]]
+        scalar = syntax.builders.get(self.roles["scalar"])
+        self.scalar_json = (lambda term, text: scalar([Tag(term, text, 0)])[1]) \
+            if scalar is not None else (lambda term, text: syntax.value_text([text])[0])
+        keyword = self.roles.get("keyword")
+        self.args_sep = self._separator(entry) if keyword else ""
+        self.list_frame = self._frame(self.roles["list"])
+        self.dict_frame = self._frame(self.roles["dict"])
+        pairs = self._alternatives(self.roles["pair"])
+        common = set.intersection(*({s.name for s in r.expansion if s.is_term} for r in pairs))
+        if len(common) != 1:
+            raise writer.fail(f"the rule {self.roles['pair']!r} has no one separator")
+        self.colon = self._literal(common.pop())
+        self.key_terms = [self.w.terminals[r.expansion[0].name] for r in pairs
+                          if r.expansion and r.expansion[0].is_term]
         self.key_term = self.w.terminals[next(
-            s.name for r in self.w.rules[self.origins["py_keyword"]] for s in r.expansion
-            if s.is_term)]
+            s.name for r in self._alternatives(keyword) for s in r.expansion
+            if s.is_term)] if keyword else None
         self.quotes = self._quotes()
         self.followers = {c for c in " \t\n"} | {
-            t[0] for t in (self.args_sep, *self.list_frame[1:], *self.dict_frame[1:],
+            t[0] for t in (self.args_sep, *self.list_frame, *self.dict_frame[1:],
                            self._separator_close()) if t}
         self.scalars, self.number = self._scalars()
         self.starts = {q[0] for q, _, _ in self.quotes} | set("-0123456789") | {
@@ -135,14 +156,16 @@ class Literals:
         """The call's close (`invoke`'s last terminal), which follows its last value."""
         found = [r.expansion[-1] for o, rs in self.w.rules.items() for r in rs
                  if own_name(o) == "invoke" and r.expansion
-                 and any(own_name(s.name) == "py_arguments" for s in r.expansion)]
+                 and any(own_name(s.name) == self.entry for s in r.expansion)]
         return self._literal(found[0].name) if found and found[0].is_term else ""
 
-    def _quotes(self) -> list[tuple[str, str, str]]:
-        """Each `py_string` form: its quote, the pattern (Python syntax) of its text, and
-        the whole string's pattern in the target's syntax."""
+    def _quotes(self) -> list[tuple[str, Callable[[str], bool], str]]:
+        """Each string form: its quote, whether a text is written as it is between two,
+        and the whole string's pattern in the target's syntax. Its text is its pieces as
+        they are, or, where those read any text, any text that holds none of the words
+        that would end it (Gemma's `<|"|>`: the writer's `closers_of`)."""
         forms: dict[str, set[str]] = {}
-        for rule in self._alternatives("py_string"):
+        for rule in self._alternatives(self.roles["string"]):
             head = rule.expansion[0]
             if not head.is_term:
                 raise self.w.fail("a string that does not start with a quote")
@@ -153,11 +176,20 @@ class Literals:
         out = []
         for quote, names in forms.items():
             pieces = [p for n in sorted(names) for p in self._decodable(quote, n)]
-            if pieces:
-                body = "(?:" + "|".join(pieces) + ")*"
-                written = regex.rewrite(re.escape(quote) + body + re.escape(quote))
+            if not pieces:
+                continue
+            body = "(?:" + "|".join(pieces) + ")*"
+            mark = regex.rewrite(re.escape(quote)) or ""
+            closers = self.w.closers_of(frozenset(names))
+            if not any(re.fullmatch(body, w, re.DOTALL) for w in closers):
+                written = regex.rewrite(body)
                 if written is not None:
-                    out.append((quote, body, written))
+                    out.append((quote, _fitting(body, frozenset()), mark + written + mark))
+            elif all(re.fullmatch(body, c, re.DOTALL) for c in _PROBES):
+                free = regex.avoiding(closers)[1:-1]
+                out.append((quote, _fitting(body, closers), f"{mark}(?:{free}){mark}"))
+            else:
+                raise self.w.fail("a string's pieces can hold what ends it, and not any text")
         if not out:
             raise self.w.fail("its strings have no piece the export can write")
         return out
@@ -170,8 +202,7 @@ class Literals:
 
         def reads(text: str) -> bool:
             try:
-                json.loads(self.build_string([Tag(name, quote, 0), text,
-                                              Tag(name, quote, 0)])[1])
+                self.string_text(quote, text)
             except (ValueError, OverflowError):
                 return False
             return True
@@ -180,25 +211,39 @@ class Literals:
                  for a in narrow.alternatives(term.regexp, term.flags))
         return [a for a in found if a is not None]
 
+    def string_text(self, quote: str, text: str) -> str:
+        """The string the value syntax builds from `text` between two `quote`s."""
+        built = self.build_string([Tag("", quote, 0), text, Tag("", quote, 0)])
+        return str(json.loads(built[1]) if isinstance(built, tuple) else built.text)
+
     def _scalars(self) -> tuple[dict[str, str], TerminalRecord | None]:
         """The fixed scalars by the JSON they build to (`true`: `True`), and the number
         terminal, when it reads every JSON number `%json` writes."""
         fixed: dict[str, str] = {}
         number = None
-        for rule in self._alternatives("py_scalar"):
+        for rule in self._alternatives(self.roles["scalar"]):
             term = self.w.terminals[rule.expansion[0].name]
             if all(regex.fits(term.regexp, p) for p in NUMBER_PROBES):
                 number = term
                 continue
             for head in self.w.heads(term, "is a Python scalar"):
                 if all(_ends(term.regexp, head, c) for c in self.followers):
-                    fixed.setdefault(self.build_scalar([Tag(term.name, head, 0)])[1], head)
+                    fixed.setdefault(self.scalar_json(term.name, head), head)
         return fixed, number
 
     # ---- what the tools decide ----------------------------------------------------------
 
     def fail(self, tool: str, pointer: str, why: str) -> ExportError:
         return ExportError(f"tool {tool!r}, schema {pointer or '/'}: {why}")
+
+    def call(self, tool: str) -> str:
+        """A call's arguments: Python's keywords, or one object of the tool's schema."""
+        if "keyword" in self.roles:
+            return self.arguments(tool)
+        schema = resolve_local_ref(self.w.tools[tool], self.w.tools[tool])
+        if isinstance(schema, dict) and "type" not in schema:
+            schema = {**schema, "type": "object"}
+        return self.value(tool, "", schema, ())
 
     def arguments(self, tool: str) -> str:
         """A call's keyword arguments, from the tool's parameters schema."""
@@ -216,6 +261,8 @@ class Literals:
         """`key=value`: the key terminal with the key filled in, then the value."""
         pointer = "/properties/" + _escaped(key)
         term = self.key_term
+        if term is None:
+            raise self.w.fail("its calls have no keyword terminal")
         split = regex.negative_tail(term.regexp, term.flags)
         head = split[0] if split else term.regexp
         value = self.value(tool, pointer, schema, ())
@@ -293,9 +340,8 @@ class Literals:
         """One fixed value (an enum's, a const, a key) as the texts that build it."""
         texts: list[str] = []
         if isinstance(value, str):
-            for quote, body, _ in self.quotes:
-                if regex.fits(body, value) and json.loads(self.build_string(
-                        [Tag("", quote, 0), value, Tag("", quote, 0)])[1]) == value:
+            for quote, fits, _ in self.quotes:
+                if fits(value) and self.string_text(quote, value) == value:
                     texts.append(quote + value + quote)
         elif value is None or isinstance(value, bool):
             found = self.scalars.get(json.dumps(value))
@@ -303,7 +349,7 @@ class Literals:
         elif isinstance(value, (int, float)) and self.number is not None:
             text = json.dumps(value)
             if regex.fits(self.number.regexp, text) and json.loads(
-                    self.build_scalar([Tag(self.number.name, text, 0)])[1]) == value:
+                    self.scalar_json(self.number.name, text)) == value:
                 texts.append(text)
         if not texts:
             raise self.fail(tool, pointer, f"the value {value!r} is not written as a "
@@ -351,13 +397,24 @@ class Literals:
         members = []
         for key, sub in properties.items():
             where = f"{pointer}/properties/{_escaped(key)}"
-            pair = f"{self._fixed(tool, where, key)} {gap}{_lit(self.colon)} {gap}" \
+            pair = f"{self._key(tool, where, key)}{_lit(self.colon)} {gap}" \
                 + self.value(tool, where, sub, refs)
             members.append((self._rule(pair), key in required))
         seq = self._sequence(members, sep)
         inner = "" if not seq else f"({seq} {gap})" + (
             "" if any(r for _, r in members) else "?")
         return f"{_lit(opener)} {gap}{inner} {_lit(closer)}"
+
+    def _key(self, tool: str, pointer: str, key: str) -> str:
+        """A member's key and the gap before the separator after it: bare where a key
+        terminal reads it (Gemma's `GEMMA_KEY`, whose lookahead for the separator then
+        takes no gap), else as a string."""
+        for term in self.key_terms:
+            split = regex.lookahead_tail(term.regexp, term.flags)
+            head = split[0] if split else term.regexp
+            if regex.fits(head, key) and (split is None or re.match(split[1], self.colon)):
+                return f"{_lit(key)} " + ("" if split else self._gap())
+        return f"{self._fixed(tool, pointer, key)} {self._gap()}"
 
     def _sequence(self, members: list[tuple[str, bool]], sep: str) -> str:
         """Members in order, the required ones present, others at most once, `sep`
@@ -407,3 +464,10 @@ def _ends(pattern: str, head: str, follower: str) -> bool:
     """Whether `pattern` reads `head` and stops there when `follower` comes next."""
     found = re.match(pattern, head + follower)
     return found is not None and found.end() == len(head)
+
+
+def _fitting(body: str, words: frozenset[str]) -> Callable[[str], bool]:
+    """Whether a text is written as it is by a string's `body`, holding none of `words`."""
+    def fits(text: str) -> bool:
+        return regex.fits(body, text) and not any(w in text for w in words)
+    return fits

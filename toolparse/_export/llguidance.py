@@ -14,7 +14,14 @@ and replaces what the tools decide:
   property's value grammar: raw text that holds none of the dialect's closing tags for a
   string, the enum's strings, or `%json` with the property's schema for other types;
 - `json_body`: `%json` with the tool's schema (wrapped in the call object, its `name`
-  member fixed, when the call's name is inside the body).
+  member fixed, when the call's name is inside the body);
+- a value that may hold `member`s (MiniMax-M3): members for an object or an array
+  schema (`elements.py`);
+- `py_arguments` and `gemma_body`: the arguments as Python's or Gemma's literals, from
+  the schema (`literals.py`).
+
+`auto` (free text, then blocks) is `prose.py`; the accept-only terminals, of the file
+and of the grammars it imports, are read off Lark by `marks.py`.
 
 Whitespace that the grammar file ignores between tags (`%ignore`) is written as an
 explicit optional run there, never inside a value. Every terminal goes out as a regular
@@ -37,7 +44,7 @@ from toolparse._dialect.roles import own_name
 from toolparse._dialect.syntaxes.json import ARGUMENTS_MEMBERS, NAME_MEMBER
 from toolparse._dialect.syntaxes.json_calls import CallShape
 from toolparse._errors import ExportError
-from toolparse._export import elements, literals, marks, regex
+from toolparse._export import elements, literals, marks, prose, regex
 from toolparse._export.schema import closed_schema, string_schema
 
 __all__ = ["write"]
@@ -81,14 +88,16 @@ class _Writer:
             self.json_words |= {"&"}
         self.json_text = _avoiding(self.json_words)
         self.ws = self._ws()
-        self._literals: literals.Literals | None = None
+        self._literals: dict[str, literals.Literals] = {}
         self._sole: frozenset[str] | None = None
 
-    def literals(self) -> literals.Literals:
-        """The writer of Python literals (`py_arguments`), made on first use."""
-        if self._literals is None:
-            self._literals = literals.Literals(self)
-        return self._literals
+    def literals(self, entry: str) -> literals.Literals:
+        """The writer of literals for the rule `entry` (`py_arguments`, `gemma_body`),
+        made on first use."""
+        found = self._literals.get(entry)
+        if found is None:
+            found = self._literals[entry] = literals.Literals(self, entry)
+        return found
 
     def fail(self, why: str) -> ExportError:
         return ExportError(f"dialect {self.grammar.name!r}: {why}")
@@ -139,7 +148,13 @@ class _Writer:
                                        or own_name(r.expansion[0].name) == "member")
             for r in self.rules.get(origin, [])) and origin in self.rules
 
-    def _closers(self, unreadable: frozenset[str]) -> frozenset[str]:
+    def closers_of(self, runs: frozenset[str]) -> frozenset[str]:
+        """What ends a string made of `runs` (Gemma's `<|"|>`): the literal starts of
+        the other terminals taken where all of its pieces can come."""
+        return self._closers(frozenset(), runs)
+
+    def _closers(self, unreadable: frozenset[str], runs: frozenset[str] | None = None
+                 ) -> frozenset[str]:
         """What a value must not hold: the literal start of every terminal other than
         its own pieces that the parser takes where a value's piece can come, unless the
         terminal looks ahead for a text that holds one of the `unreadable` words (DeepSeek
@@ -148,8 +163,8 @@ class _Writer:
         actions = self.grammar.table.actions
         names: set[str] = set()
         for row in actions:
-            if self.runs & row.keys():
-                names |= {n for n in row if n in self.terminals} - self.runs
+            if (self.runs & row.keys()) if runs is None else (runs and runs <= row.keys()):
+                names |= {n for n in row if n in self.terminals} - (runs or self.runs)
         names -= self.grammar.ignored
         words: set[str] = set()
         for name in sorted(names):
@@ -216,8 +231,8 @@ class _Writer:
                 raise self.fail("no tools to export")
         elif own_name(origin) == "json_body":
             body = self.json_body(ctx)
-        elif own_name(origin) == "py_arguments" and len(ctx) == 1:
-            body = self.literals().arguments(ctx[0])
+        elif own_name(origin) in literals.NOTATIONS and len(ctx) == 1:
+            body = self.literals(own_name(origin)).call(ctx[0])
         elif own_name(origin) == "json_call" and len(ctx) == 1:
             body = self.json_call(ctx[0])
         elif own_name(origin) == "name" and len(ctx) == 1:
@@ -301,14 +316,15 @@ class _Writer:
         continue it and never goes back, so a value that may end in the start of its
         own closing tag must carry the tag with it."""
         parts: list[str] = []
-        previous_value = True
+        previous_value, glued = True, False
         symbols = list(rule.expansion)
         i = 0
         while i < len(symbols):
             symbol = symbols[i]
             is_value = not symbol.is_term and len(ctx) == 2 and self._is_value(symbol.name)
-            if parts and self.ws and not is_value and not previous_value:
+            if parts and self.ws and not is_value and not previous_value and not glued:
                 parts.append(self.ws)
+            glued = False
             raw = self.raw_value(ctx) if is_value else None
             if raw is not None and i + 1 < len(symbols) and symbols[i + 1].is_term:
                 closer = self.terminal(self.terminals[symbols[i + 1].name], ctx)[1:-1]
@@ -317,8 +333,8 @@ class _Writer:
                 is_value = False
             elif symbol.is_term:
                 opening = i == 0 and own_name(rule.origin) in ("invoke", "param", "member")
-                term = self.settled(self.terminals[symbol.name],
-                                    symbols[i + 1] if i + 1 < len(symbols) else None)
+                term, glued = self.settled(self.terminals[symbol.name],
+                                           symbols[i + 1] if i + 1 < len(symbols) else None)
                 parts.append(self.terminal(term, ctx, opening))
             else:
                 parts.append(self.symbol(symbol, ctx))
@@ -333,18 +349,38 @@ class _Writer:
             return self.params(ctx[0])
         return self.rule(symbol.name, ctx)
 
-    def settled(self, term: TerminalRecord, following: Symbol | None) -> TerminalRecord:
-        """A terminal that ends in a lookahead which the terminal written after it always
-        satisfies (DeepSeek V3's fence, looking for the call's end tag that follows it):
-        the terminal without the lookahead. Any other terminal as it is."""
+    def settled(self, term: TerminalRecord, following: Symbol | None
+                ) -> tuple[TerminalRecord, bool]:
+        """A terminal that ends in a lookahead which what is written after it always
+        satisfies (DeepSeek V3's fence, looking for the call's end tag that follows it;
+        Gemma 4's call tag, looking for the `{` its arguments start with): the terminal
+        without the lookahead, and whether nothing may stand between the two (the
+        lookahead takes no whitespace). Any other terminal as it is."""
         split = regex.lookahead_tail(term.regexp, term.flags)
-        if split is None or following is None or not following.is_term:
-            return term
-        gaps = ("", " ", "\n", "\t\r\n ") if self.ws else ("",)
-        heads = self.heads(self.terminals[following.name], "follows a lookahead")
-        if all(re.match(split[1], gap + head) for gap in gaps for head in heads):
-            return term._replace(regexp=split[0], flags=())
-        return term
+        firsts = self.firsts(following) if split is not None and following else None
+        if split is None or not firsts:
+            return term, False
+        heads = [h for t in sorted(firsts) for h in self.heads(self.terminals[t],
+                                                                "follows a lookahead")]
+        for gaps in (("", " ", "\n", "\t\r\n ") if self.ws else ("",), ("",)):
+            if all(re.match(split[1], gap + head) for gap in gaps for head in heads):
+                return term._replace(regexp=split[0], flags=()), gaps == ("",)
+        return term, False
+
+    def firsts(self, symbol: Symbol, seen: frozenset[str] = frozenset()
+               ) -> frozenset[str] | None:
+        """The terminals `symbol` can start with; None where a rule may be empty."""
+        if symbol.is_term:
+            return frozenset({symbol.name})
+        found: set[str] = set()
+        for rule in self.rules.get(symbol.name, []):
+            if not rule.expansion or rule.expansion[0].name in seen:
+                return None
+            inner = self.firsts(rule.expansion[0], seen | {symbol.name})
+            if inner is None:
+                return None
+            found |= inner
+        return frozenset(found) or None
 
     def terminal(self, term: TerminalRecord, ctx: _Context, opening: bool = False) -> str:
         named = "(?P<name>" in term.regexp
@@ -535,10 +571,6 @@ class _Writer:
 
 _LOOP_BOUND = 256
 """The most turns a loop of a tag takes, halved until the tag fits `MAX_ATOM`."""
-_BETWEEN = r"[ \t]*(?:(?:\r\n|\n|\r) {0,3})*"
-"""`auto`: the whitespace written between two blocks, which the parser reads as text: no
-line indented four columns (a tab, or four spaces), which after a blank line would be
-Markdown's indented code and turn the next block into text (docs/markdown.md)."""
 _JSON_GAPS = ("", " ", "\n", "\t\r\n ")
 """Whitespace that a `%json` value may write between its tokens (JSON's own)."""
 _CONTINUATIONS = ("", "a", "0", " ", "\n", "<", ">", "|", '"', "`", "}")
@@ -629,57 +661,6 @@ def write(grammar: Grammar, tools: Mapping[str, Any], mode: str) -> str:
     if mode == "required":
         start = f"start: {block}"
     else:
-        start = f"start: {_after_prose(writer, block)}"
+        start = f"start: {prose.after_prose(writer, block)}"
     rules = [start, *writer.out.values()]
     return "\n".join(rules) + "\n"
-
-
-def _after_prose(writer: _Writer, block: str) -> str:
-    """`auto`: text that holds no block opener, then any blocks, `_BETWEEN` between
-    them. The text and the first block's opening tag are one lexeme (see
-    `_Writer.alternative`)."""
-    grammar = writer.grammar
-    words: set[str] = set()
-    for spec in grammar.openers:
-        words |= writer.heads(writer.terminals[spec.name], "opens a block")
-    prose = regex.avoiding(words)[1:-1]
-    firsts = []
-    for index, (opener, tail) in enumerate(_openings(writer)):
-        name = f"opened_{index}"
-        writer.out[name] = f"{name}: /(?:{prose})(?:{opener})/ {tail}"
-        firsts.append(name)
-    if writer.ws:
-        writer.out["between"] = f"between: /{_BETWEEN}/"
-    more = f"(between {block})*" if writer.ws else f"{block}*"
-    writer.out["prose"] = f"prose: /{prose}/"
-    return f"prose | ({' | '.join(firsts)}) {more}"
-
-
-def _openings(writer: _Writer) -> list[tuple[str, str]]:
-    """Each way a block starts, as its first tag's pattern and the rest of the block:
-    from `block`'s alternatives, and through `invoke`'s (one per tool) where a block
-    starts with its call (Hermes, GLM)."""
-    out = []
-    for rule in writer.alternatives("block", ()):  # the forms `required` writes
-        head, *rest = rule.expansion
-        after = writer.alternative(rule._replace(expansion=tuple(rest)), ()) if rest else ""
-        heads: list[tuple[Symbol, _Context, list[Symbol]]]
-        if head.is_term:
-            heads = [(head, (), [])]
-        elif head.name == "invoke":
-            heads = [(r.expansion[0], (tool,), list(r.expansion[1:]))
-                     for tool in writer.tools
-                     for r in writer.alternatives("invoke", (tool,))]
-        else:
-            raise writer.fail("a block that starts with neither a tag nor a call")
-        for first, ctx, inner in heads:
-            if not first.is_term:
-                raise writer.fail("a call that does not start with a tag")
-            opener = writer.terminal(writer.terminals[first.name], ctx, bool(ctx))[1:-1]
-            tail = writer.alternative(RuleRecord("invoke", tuple(inner), False), ctx) \
-                if inner else ""
-            parts = [p for p in (tail, after) if p and p != '""']
-            ws = writer.ws if writer.ws else ""
-            glued = f" {ws} ".join(parts) if ws else " ".join(parts)
-            out.append((opener, f"{ws} {glued}" if ws and glued else glued or '""'))
-    return out

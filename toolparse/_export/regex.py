@@ -277,14 +277,17 @@ def longest(pattern: str) -> int:
 def lookahead_tail(pattern: str, flags: Iterable[str] = ()) -> tuple[str, str] | None:
     """For a pattern that ends in a positive lookahead (DeepSeek V3's closing fence,
     ```` ```(?=\\s*<｜tool▁call▁end｜>) ````): the pattern before it and the lookahead's
-    own pattern, both in Python syntax; None for any other pattern."""
+    own pattern, both in Python syntax (named groups kept); None for any other
+    pattern."""
     letters = "".join(sorted(set(flags)))
     parsed = _sre.parse(f"(?{letters}){pattern}" if letters else pattern)
     items = list(parsed)
     if not items or items[-1][0] is not _c.ASSERT or items[-1][1][0] != 1:
         return None
     flag = parsed.state.flags
-    head = _Writer(SUB, "python", {}, {}).sequence(items[:-1], flag)
+    writer = _Writer(SUB, "python", {}, parsed.state.groupdict)
+    writer.names = True
+    head = writer.sequence(items[:-1], flag)
     tail = _Writer(SUPER, "python", {}, {}).sequence(items[-1][1][1], flag)
     return None if head is None or tail is None else (head, tail)
 
