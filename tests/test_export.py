@@ -21,13 +21,11 @@ CHECKED = ("hermes", "qwen3_coder", "glm45", "kimi_k2", "anthropic", "minimax_m2
            "deepseek", "deepseek_v31", "hy_v3", "minicpm5", "seed_oss", "gpt_oss", "longcat",
            "internlm", "nemotron", "cohere", "apertus", "hunyuan_a13b", "minimax_m1",
            "mistral", "step3", "deepseek_v3", "kimi_k3", "phi4_mini", "granite",
-           "llama3_json")
+           "llama3_json", "minimax_m3", "olmo3", "lfm2", "pythonic", "gemma4")
 """The dialects whose accepted corpus blocks the grammar is checked to write."""
 EXPORTED = CHECKED
 """The dialects whose grammar is walked: what it lets a model write parses as valid."""
-NOT_EXPORTED = {**{name: "Python calls whose literals" for name in ("olmo3", "lfm2", "pythonic")},
-                "minimax_m3": "values may be elements",
-                "gemma4": "holds a lookaround"}
+NOT_EXPORTED: dict[str, str] = {}
 """Bundled dialects export_grammar refuses, with the reason it gives (docs/export.md)."""
 REFUSED_MODES = {("llama3_json", "auto"): "starts with neither a tag nor a call"}
 """Exported dialects refused in one mode, with the reason."""
@@ -74,6 +72,10 @@ LENIENT_CASES = {
     # (CALL_OPEN): the export writes the name first, and no ignored `type` member.
     "llama3_json/sglang-arguments-first.txt": "arguments before the name",
     "llama3_json/type-function.txt": "an ignored member (`type`) before the name",
+    # Values as elements (MiniMax-M3): an array's items are written as `item` members
+    # (the parser reads any name), and a member is never repeated to make a list.
+    "minimax_m3/nested-object-and-array.txt": "array items named `tag`, not `item`",
+    "minimax_m3/nested-untyped.txt": "a repeated member read as a list",
 }
 
 # What the export writes one way only, though the parser reads more (docs/export.md):
@@ -96,17 +98,30 @@ DSML_DRIFT = re.compile(r"[|｜]|dsml", re.I)
 (`_LENIENT_DSML_DRIFT`)."""
 DSML_ALIAS = re.compile(r"｜DSML｜(?:tool-calls|toolcalls|calls)>")
 """A deepseek wrapper alias (`_LENIENT_WRAPPER_ALIAS`)."""
-NOT_WRITTEN_FORMS = {"granite": "<function_call>"}
+NOT_WRITTEN_FORMS = {"granite": "<function_call>", "pythonic": "["}
 """Block forms whose opener the target cannot write, so that the export leaves their
 alternative out, as it does Step-3's head name: Granite 20B's `<function_call>` looks
-ahead for the call's `{` (CALL_OPEN, a lookaround); the array form is written."""
+ahead for the call's `{` (CALL_OPEN, a lookaround), and so does the bare list of
+Llama 3.2 (`[` before a call's name: BARE_LIST, which also counts only at the start of
+the answer); the array form and `<|python_start|>[...]` are written."""
+NOT_WRITTEN_LITERALS = {
+    "set": re.compile(r"""\{\s*(['"])[^'"]*\1\s*[,}]"""),
+    "tuple or parentheses": re.compile(r"=\s*\("),
+    "leading zero": re.compile(r"[=,\[]\s*-?0\d"),
+    "JSON name (_LENIENT_JSON_*)": re.compile(r"[=,\[:]\s*(?:true|false|null)\b"),
+    "JSON call with no arguments member": re.compile(r'\{"name":\s*"[^"]*"\}'),
+}
+"""Python literals the parser reads and the export does not write (docs/export.md)."""
+PYTHON_CALLS = ("olmo3", "lfm2", "pythonic")
 
 
 def _not_written(dialect: str, raw: str) -> bool:
     drift = dialect == "deepseek" and (DSML_DRIFT.search(raw.replace("｜DSML｜", ""))
                                        or DSML_ALIAS.search(raw))
     form = NOT_WRITTEN_FORMS.get(dialect)
-    return bool(drift) or bool(form and raw.startswith(form)) or any(
+    literal = dialect in PYTHON_CALLS and any(
+        p.search(raw) for p in NOT_WRITTEN_LITERALS.values())
+    return bool(drift) or bool(form and raw.startswith(form)) or literal or any(
         p.search(raw) for p in NOT_WRITTEN.values())
 
 
@@ -374,3 +389,103 @@ def test_json_calls_are_written_in_the_shape_the_header_declares() -> None:
     grammar = compiled(toolparse.export_grammar("nemotron", tools, mode="required"))
     assert not accepts(grammar, "<TOOLCALL>[]</TOOLCALL>")
     assert not accepts(grammar, '<TOOLCALL>[{"name": "f", "arguments": {}, "x": 1}]</TOOLCALL>')
+
+
+def test_objects_and_arrays_are_written_as_elements_where_the_grammar_reads_members() -> None:
+    tools = [{"name": "order", "parameters": {"type": "object", "properties": {
+        "ship": {"type": "object", "properties": {"city": {"type": "string"},
+                                                  "zip": {"type": "integer"}},
+                 "required": ["city"]},
+        "items": {"type": "array", "items": {"type": "object", "properties": {
+            "sku": {"type": "string"}}, "required": ["sku"]}, "maxItems": 2},
+        "tags": {"type": "array", "items": {"type": "string"}}},
+        "required": ["ship"]}}]
+    grammar = compiled(toolparse.export_grammar("minimax_m3", tools, mode="required"))
+    ns = "]<]minimax[>["
+    def element(key: str, inner: str) -> str:
+        return f"{ns}<{key}>{inner}{ns}</{key}>"
+    def block(args: str) -> str:
+        return f'{ns}<tool_call>\n{ns}<invoke name="order">{args}{ns}</invoke>\n{ns}</tool_call>'
+    ship = element("ship", element("city", "Oslo <x>") + "\n" + element("zip", "18956"))
+    items = element("items", element("item", element("sku", "a")) * 2)
+    text = block(ship + items + element("tags", "[]"))
+    assert accepts(grammar, text)
+    call = toolparse.parse(text, dialect="minimax_m3", tools=tools).calls[0]
+    assert call.status == "valid"
+    assert call.arguments == {"ship": {"city": "Oslo <x>", "zip": 18956},
+                              "items": [{"sku": "a"}, {"sku": "a"}], "tags": []}
+    for refused in (block(element("ship", element("zip", "1"))),       # city is required
+                    block(ship + element("items", element("item", element("sku", "a")) * 3)),
+                    block(element("ship", "{}")),                      # required members
+                    block(ship + element("tags", "")),                 # "" is no array
+                    block(ship + element("tags", element("tag", "a")))):  # items as `item`
+        assert not accepts(grammar, refused), refused
+    loop = {"name": "tree", "parameters": {"type": "object", "$defs": {"node": {
+        "type": "object", "properties": {"kids": {"type": "array", "items": {
+            "$ref": "#/$defs/node"}}}}}, "properties": {"root": {"$ref": "#/$defs/node"}}}}
+    with pytest.raises(toolparse.ExportError, match="recursive"):
+        toolparse.export_grammar("minimax_m3", [loop])
+
+
+def test_python_calls_are_written_as_the_pythonic_value_syntax_reads_them() -> None:
+    tools = [{"name": "run", "parameters": {"type": "object", "properties": {
+        "cmd": {"type": "string"}, "n": {"type": "integer"}, "mode": {"enum": ["r", 2, None]},
+        "env": {"type": "object", "properties": {"k": {"type": "boolean"}},
+                "required": ["k"]},
+        "args": {"type": "array", "items": {"type": "string"}, "maxItems": 2}},
+        "required": ["cmd"]}}]
+    grammar = compiled(toolparse.export_grammar("olmo3", tools, mode="required"))
+    def block(args: str) -> str:
+        return f"<function_calls>run({args})</function_calls>"
+    text = block("""cmd='it\\'s "x" \\\\ \\n\\x41', n=-3, mode=None,\n env={"k": False},"""
+                 " args=['a', \"b\"]")
+    assert accepts(grammar, text)
+    call = toolparse.parse(text, dialect="olmo3", tools=tools).calls[0]
+    assert call.status == "valid"
+    assert call.arguments == {"cmd": "it's \"x\" \\ \nA", "n": -3, "mode": None,
+                              "env": {"k": False}, "args": ["a", "b"]}
+    for refused in (block("n=1"),                       # cmd is required
+                    block("cmd='a', x=1"),              # no other key
+                    block("n=1, cmd='a'"),              # the schema's order
+                    block("'a'"),                       # no positional argument
+                    block("cmd='a', mode='w'"),         # the enum's values only
+                    block("cmd='a', env={}"),           # k is required
+                    block("cmd='a', args=['a', 'b', 'c']"),  # maxItems
+                    block("cmd=true"),                  # JSON's names are accept-only
+                    block("cmd='\\9'"),                 # no escape the value syntax
+                    block("cmd='\\U0011FFFF'")):        # cannot decode
+        assert not accepts(grammar, refused), refused
+    for schema, message in (({"type": "string", "pattern": "x"}, "'pattern'"),
+                            ({"$ref": "#"}, "recursive"),
+                            ({"type": "object", "additionalProperties": {"type": "string"}},
+                             "additionalProperties")):
+        tool = {"name": "f", "parameters": {"type": "object", "properties": {"p": schema}}}
+        with pytest.raises(toolparse.ExportError, match=message):
+            toolparse.export_grammar("pythonic", [tool])
+
+
+def test_gemma_calls_are_written_in_gemmas_notation() -> None:
+    tools = [{"name": "find", "parameters": {"type": "object", "properties": {
+        "q": {"type": "string"}, "n": {"type": "integer"},
+        "opts": {"type": "object", "properties": {"deep": {"type": "boolean"}}},
+        "units": {"type": "array", "items": {"enum": ["c", "f"]}}}, "required": ["q"]}}]
+    grammar = compiled(toolparse.export_grammar("gemma4", tools, mode="required"))
+    quote = '<|"|>'
+    def call(args: str) -> str:
+        return f"<|tool_call>call:find{{{args}}}<tool_call|>"
+    text = call(f"q:{quote}a \"b\" {{c}} <tool_call|> <x>{quote},n:3,opts:{{deep:true}},"
+                f"units:[{quote}c{quote}]")
+    assert accepts(grammar, text)
+    found = toolparse.parse(text, dialect="gemma4", tools=tools).calls[0]
+    assert found.status == "valid"
+    assert found.arguments == {"q": 'a "b" {c} <tool_call|> <x>', "n": 3,
+                               "opts": {"deep": True}, "units": ["c"]}
+    assert accepts(grammar, f"<start_function_call>call:find{{q:<escape>a<escape>}}"
+                            "<end_function_call>")
+    for refused in (call(f"q:{quote}a{quote}b{quote}"),      # a quote ends a string
+                    call(f"q:{quote}<escape>{quote}"),       # so does the other form's
+                    call("n:3"),                              # q is required
+                    call(f"q :{quote}a{quote}"),              # a bare key meets its `:`
+                    f"<|tool_call>call:find {{q:{quote}a{quote}}}<tool_call|>",  # `{` follows
+                    call(f"q:{quote}a{quote},units:[{quote}k{quote}]")):
+        assert not accepts(grammar, refused), refused

@@ -14,7 +14,14 @@ and replaces what the tools decide:
   property's value grammar: raw text that holds none of the dialect's closing tags for a
   string, the enum's strings, or `%json` with the property's schema for other types;
 - `json_body`: `%json` with the tool's schema (wrapped in the call object, its `name`
-  member fixed, when the call's name is inside the body).
+  member fixed, when the call's name is inside the body);
+- a value that may hold `member`s (MiniMax-M3): members for an object or an array
+  schema (`elements.py`);
+- `py_arguments` and `gemma_body`: the arguments as Python's or Gemma's literals, from
+  the schema (`literals.py`).
+
+`auto` (free text, then blocks) is `prose.py`; the accept-only terminals, of the file
+and of the grammars it imports, are read off Lark by `marks.py`.
 
 Whitespace that the grammar file ignores between tags (`%ignore`) is written as an
 explicit optional run there, never inside a value. Every terminal goes out as a regular
@@ -37,7 +44,7 @@ from toolparse._dialect.roles import own_name
 from toolparse._dialect.syntaxes.json import ARGUMENTS_MEMBERS, NAME_MEMBER
 from toolparse._dialect.syntaxes.json_calls import CallShape
 from toolparse._errors import ExportError
-from toolparse._export import regex
+from toolparse._export import elements, literals, marks, prose, regex
 from toolparse._export.schema import closed_schema, string_schema
 
 __all__ = ["write"]
@@ -62,6 +69,10 @@ class _Writer:
         self.attribute = next((t for t in grammar.record.terminals
                                if own_name(t.name) == "ATTRIBUTE"), None)
         self.out: dict[str, str] = {}
+        self.members = any(own_name(o) == "member" for o in self.rules)
+        self.nested: dict[_Context, tuple[str, Any, str, tuple[str, ...]]] = {}
+        """Members written as elements: their context, to the tool, schema, pointer and
+        the `$ref`s followed to them."""
         self.names: dict[tuple[str, _Context], str] = {}
         self.runs = self._runs()
         unreadable = self._unreadable(self.runs)
@@ -77,6 +88,16 @@ class _Writer:
             self.json_words |= {"&"}
         self.json_text = _avoiding(self.json_words)
         self.ws = self._ws()
+        self._literals: dict[str, literals.Literals] = {}
+        self._sole: frozenset[str] | None = None
+
+    def literals(self, entry: str) -> literals.Literals:
+        """The writer of literals for the rule `entry` (`py_arguments`, `gemma_body`),
+        made on first use."""
+        found = self._literals.get(entry)
+        if found is None:
+            found = self._literals[entry] = literals.Literals(self, entry)
+        return found
 
     def fail(self, why: str) -> ExportError:
         return ExportError(f"dialect {self.grammar.name!r}: {why}")
@@ -91,20 +112,49 @@ class _Writer:
                    if own_name(origin) in ("param", "value", "json_body") for r in rs]
         helpers = {s.name for r in holders for s in r.expansion
                    if not s.is_term and self._is_value(s.name)}
-        return frozenset(s.name for h in helpers for r in self.rules.get(h, [])
-                         for s in r.expansion if s.is_term)
+        return frozenset(t for h in helpers for t in self._pieces(h))
+
+    def _pieces(self, origin: str) -> frozenset[str]:
+        """The terminals of a value rule, through the inlined rules of its pieces
+        (MiniMax-M3's `_value: TEXT | RB | LT | member`), not into a `member`."""
+        found: set[str] = set()
+        todo, seen = [origin], {origin}
+        while todo:
+            for r in self.rules.get(todo.pop(), []):
+                for s in r.expansion:
+                    if s.is_term:
+                        found.add(s.name)
+                    elif s.name not in seen and own_name(s.name) not in ("member", "cdata"):
+                        seen.add(s.name)
+                        todo.append(s.name)
+        return frozenset(found)
 
     def _is_value(self, origin: str) -> bool:
-        """A value's pieces: the `value` rule, or a `*`/`+` helper of terminals only."""
+        """A value's pieces: the `value` rule, or a `*`/`+` helper of terminals only, or
+        of terminals and `member`s through an inlined rule (`_value`)."""
         if own_name(origin) == "value":
             return True
         if not origin.startswith("__"):
             return False
         symbols = [s for r in self.rules.get(origin, []) for s in r.expansion]
         return bool(symbols) and all(s.is_term or s.name == origin
-                                     or own_name(s.name) == "cdata" for s in symbols)
+                                     or own_name(s.name) == "cdata"
+                                     or self._is_piece(s.name) for s in symbols)
 
-    def _closers(self, unreadable: frozenset[str]) -> frozenset[str]:
+    def _is_piece(self, origin: str) -> bool:
+        """An inlined rule (`_value`) whose alternatives are one terminal or a member."""
+        return own_name(origin).startswith("_") and not origin.startswith("__") and all(
+            len(r.expansion) == 1 and (r.expansion[0].is_term
+                                       or own_name(r.expansion[0].name) == "member")
+            for r in self.rules.get(origin, [])) and origin in self.rules
+
+    def closers_of(self, runs: frozenset[str]) -> frozenset[str]:
+        """What ends a string made of `runs` (Gemma's `<|"|>`): the literal starts of
+        the other terminals taken where all of its pieces can come."""
+        return self._closers(frozenset(), runs)
+
+    def _closers(self, unreadable: frozenset[str], runs: frozenset[str] | None = None
+                 ) -> frozenset[str]:
         """What a value must not hold: the literal start of every terminal other than
         its own pieces that the parser takes where a value's piece can come, unless the
         terminal looks ahead for a text that holds one of the `unreadable` words (DeepSeek
@@ -113,8 +163,8 @@ class _Writer:
         actions = self.grammar.table.actions
         names: set[str] = set()
         for row in actions:
-            if self.runs & row.keys():
-                names |= {n for n in row if n in self.terminals} - self.runs
+            if (self.runs & row.keys()) if runs is None else (runs and runs <= row.keys()):
+                names |= {n for n in row if n in self.terminals} - (runs or self.runs)
         names -= self.grammar.ignored
         words: set[str] = set()
         for name in sorted(names):
@@ -181,6 +231,8 @@ class _Writer:
                 raise self.fail("no tools to export")
         elif own_name(origin) == "json_body":
             body = self.json_body(ctx)
+        elif own_name(origin) in literals.NOTATIONS and len(ctx) == 1:
+            body = self.literals(own_name(origin)).call(ctx[0])
         elif own_name(origin) == "json_call" and len(ctx) == 1:
             body = self.json_call(ctx[0])
         elif own_name(origin) == "name" and len(ctx) == 1:
@@ -201,7 +253,7 @@ class _Writer:
         # that holds no call (an empty array of calls) is never written.
         writable = [r for r in found if all(self.writable(s) for s in r.expansion)]
         found = writable or found
-        if not ctx and own_name(origin) == "block":
+        if not ctx and (own_name(origin) == "block" or origin in self.sole_holders()):
             found = [r for r in found if self.calls_in(r.expansion)] or found
         if len(ctx) == 2:  # a param: the alternatives with a value, when it has some
             with_value = [r for r in found if any(
@@ -225,6 +277,24 @@ class _Writer:
             return False
         return True
 
+    def sole_holders(self) -> frozenset[str]:
+        """The rules a block's calls must come from: in a block's alternative, the one
+        rule that holds calls where nothing else does (Llama 4's `_list_end`, whose
+        alternatives without a call write a block of none), and so on inwards."""
+        if self._sole is None:
+            found: set[str] = set()
+            todo = [r for o, rs in self.rules.items() if own_name(o) == "block" for r in rs]
+            while todo:
+                holders = [s for s in todo.pop().expansion
+                           if not s.is_term and self.calls_in((s,))]
+                only = holders[0].name if len(holders) == 1 else None
+                if only is not None and only not in found \
+                        and own_name(only) != "invoke" and not only.startswith("__"):
+                    found.add(only)
+                    todo += [r for r in self.rules.get(only, []) if self.calls_in(r.expansion)]
+            self._sole = frozenset(found)
+        return self._sole
+
     def calls_in(self, symbols: tuple[Symbol, ...], seen: frozenset[str] = frozenset()
                  ) -> bool:
         """Whether a sequence holds a call (an `invoke`), through the rules it names."""
@@ -246,14 +316,15 @@ class _Writer:
         continue it and never goes back, so a value that may end in the start of its
         own closing tag must carry the tag with it."""
         parts: list[str] = []
-        previous_value = True
+        previous_value, glued = True, False
         symbols = list(rule.expansion)
         i = 0
         while i < len(symbols):
             symbol = symbols[i]
             is_value = not symbol.is_term and len(ctx) == 2 and self._is_value(symbol.name)
-            if parts and self.ws and not is_value and not previous_value:
+            if parts and self.ws and not is_value and not previous_value and not glued:
                 parts.append(self.ws)
+            glued = False
             raw = self.raw_value(ctx) if is_value else None
             if raw is not None and i + 1 < len(symbols) and symbols[i + 1].is_term:
                 closer = self.terminal(self.terminals[symbols[i + 1].name], ctx)[1:-1]
@@ -261,9 +332,9 @@ class _Writer:
                 i += 1
                 is_value = False
             elif symbol.is_term:
-                opening = i == 0 and own_name(rule.origin) in ("invoke", "param")
-                term = self.settled(self.terminals[symbol.name],
-                                    symbols[i + 1] if i + 1 < len(symbols) else None)
+                opening = i == 0 and own_name(rule.origin) in ("invoke", "param", "member")
+                term, glued = self.settled(self.terminals[symbol.name],
+                                           symbols[i + 1] if i + 1 < len(symbols) else None)
                 parts.append(self.terminal(term, ctx, opening))
             else:
                 parts.append(self.symbol(symbol, ctx))
@@ -278,18 +349,38 @@ class _Writer:
             return self.params(ctx[0])
         return self.rule(symbol.name, ctx)
 
-    def settled(self, term: TerminalRecord, following: Symbol | None) -> TerminalRecord:
-        """A terminal that ends in a lookahead which the terminal written after it always
-        satisfies (DeepSeek V3's fence, looking for the call's end tag that follows it):
-        the terminal without the lookahead. Any other terminal as it is."""
+    def settled(self, term: TerminalRecord, following: Symbol | None
+                ) -> tuple[TerminalRecord, bool]:
+        """A terminal that ends in a lookahead which what is written after it always
+        satisfies (DeepSeek V3's fence, looking for the call's end tag that follows it;
+        Gemma 4's call tag, looking for the `{` its arguments start with): the terminal
+        without the lookahead, and whether nothing may stand between the two (the
+        lookahead takes no whitespace). Any other terminal as it is."""
         split = regex.lookahead_tail(term.regexp, term.flags)
-        if split is None or following is None or not following.is_term:
-            return term
-        gaps = ("", " ", "\n", "\t\r\n ") if self.ws else ("",)
-        heads = self.heads(self.terminals[following.name], "follows a lookahead")
-        if all(re.match(split[1], gap + head) for gap in gaps for head in heads):
-            return term._replace(regexp=split[0], flags=())
-        return term
+        firsts = self.firsts(following) if split is not None and following else None
+        if split is None or not firsts:
+            return term, False
+        heads = [h for t in sorted(firsts) for h in self.heads(self.terminals[t],
+                                                                "follows a lookahead")]
+        for gaps in (("", " ", "\n", "\t\r\n ") if self.ws else ("",), ("",)):
+            if all(re.match(split[1], gap + head) for gap in gaps for head in heads):
+                return term._replace(regexp=split[0], flags=()), gaps == ("",)
+        return term, False
+
+    def firsts(self, symbol: Symbol, seen: frozenset[str] = frozenset()
+               ) -> frozenset[str] | None:
+        """The terminals `symbol` can start with; None where a rule may be empty."""
+        if symbol.is_term:
+            return frozenset({symbol.name})
+        found: set[str] = set()
+        for rule in self.rules.get(symbol.name, []):
+            if not rule.expansion or rule.expansion[0].name in seen:
+                return None
+            inner = self.firsts(rule.expansion[0], seen | {symbol.name})
+            if inner is None:
+                return None
+            found |= inner
+        return frozenset(found) or None
 
     def terminal(self, term: TerminalRecord, ctx: _Context, opening: bool = False) -> str:
         named = "(?P<name>" in term.regexp
@@ -356,11 +447,23 @@ class _Writer:
         glue = f" {self.ws} " if self.ws else " "
         return "(" + glue.join(parts) + ")"
 
+    def where(self, ctx: _Context) -> tuple[str, str]:
+        """The tool and the JSON pointer of a parameter's or a member's schema."""
+        found = self.nested.get(ctx)
+        if found is not None:
+            return found[0], found[2]
+        return ctx[0], "/properties/" + ctx[1].replace("~", "~0").replace("/", "~1")
+
     def _value_parts(self, ctx: _Context) -> tuple[Any, str, str, Any, Any]:
-        tool, key = ctx
-        root = self.tools[tool]
-        schema = resolve_local_ref(resolve_local_ref(root, root).get("properties", {})
-                                   .get(key, {}), root)
+        found = self.nested.get(ctx)
+        if found is not None:  # a member written as an element (MiniMax-M3)
+            root = self.tools[found[0]]
+            schema = resolve_local_ref(found[1], root)
+        else:
+            tool, key = ctx
+            root = self.tools[tool]
+            schema = resolve_local_ref(resolve_local_ref(root, root).get("properties", {})
+                                       .get(key, {}), root)
         reader = self.grammar.header.typing.value_reader(self.grammar.header.value_edges)
         before, after = _edges(reader)
         return reader, before, after, schema, schema_types(schema, root)
@@ -375,12 +478,16 @@ class _Writer:
         return f"{edge[0]}(?:{self.text[1:-1]}){edge[1]}"
 
     def value(self, ctx: _Context) -> str:
-        tool, key = ctx
+        tool, pointer = self.where(ctx)
         reader, before, after, schema, types = self._value_parts(ctx)
+        if self.members:
+            found = elements.value(self, ctx, schema, types)
+            if found is not None:
+                return found
         if types is None or "string" in types:
             strings = string_schema(schema)
             if strings is None:
-                raise ExportError(f"tool {tool!r}, schema /properties/{key}: a string "
+                raise ExportError(f"tool {tool!r}, schema {pointer}: a string "
                                   "parameter written as raw text takes no constraint "
                                   "but `enum` or `const`")
             if not strings:
@@ -388,7 +495,7 @@ class _Writer:
                 return f"/{raw}/"
             fixed = [s for s in strings if self._raw_fits(reader, before, after, s)]
             if len(fixed) < len(strings):
-                raise ExportError(f"tool {tool!r}, schema /properties/{key}: an enum "
+                raise ExportError(f"tool {tool!r}, schema {pointer}: an enum "
                                   "value that the dialect cannot write as it is")
             inner = " | ".join(_literal(s) for s in fixed)
         else:
@@ -464,10 +571,6 @@ class _Writer:
 
 _LOOP_BOUND = 256
 """The most turns a loop of a tag takes, halved until the tag fits `MAX_ATOM`."""
-_BETWEEN = r"[ \t]*(?:(?:\r\n|\n|\r) {0,3})*"
-"""`auto`: the whitespace written between two blocks, which the parser reads as text: no
-line indented four columns (a tab, or four spaces), which after a blank line would be
-Markdown's indented code and turn the next block into text (docs/markdown.md)."""
 _JSON_GAPS = ("", " ", "\n", "\t\r\n ")
 """Whitespace that a `%json` value may write between its tokens (JSON's own)."""
 _CONTINUATIONS = ("", "a", "0", " ", "\n", "<", ">", "|", '"', "`", "}")
@@ -549,21 +652,7 @@ def _shaped_call(tool: str, schema: Any, shape: CallShape) -> dict[str, Any]:
 
 def write(grammar: Grammar, tools: Mapping[str, Any], mode: str) -> str:
     """The llguidance Lark text for `grammar` and `tools` ({name: parameters schema})."""
-    marks = sorted(m for m in grammar.accept_only if m.isupper() or m.startswith("_"))
-    banned: tuple[str, ...] = ()
-    if marks:  # accept-only spellings inlined into terminals: their patterns, from Lark
-        from toolparse._dialect.from_lark import terminal_patterns  # noqa: PLC0415
-
-        banned = tuple(pattern for name, pattern in terminal_patterns(
-            grammar.source, grammar.path, grammar.starts) if name in marks)
-    writer = _Writer(grammar, tools, banned)
-    if "py_arguments" in {own_name(o) for o in writer.rules}:
-        raise ExportError(f"dialect {grammar.name!r}: its calls are Python calls whose "
-                          "literals the pythonic value syntax builds into JSON (SPEC 5.3 c), "
-                          "which is not yet exported")
-    if "member" in {own_name(o) for o in writer.rules}:
-        raise ExportError(f"dialect {grammar.name!r}: its values may be elements (members), "
-                          "typed by the schema, which is not yet exported")
+    writer = _Writer(grammar, tools, marks.banned(grammar))
     if not writer.name_in_tag() and "json_body" not in {own_name(o) for o in writer.rules}:
         raise ExportError(f"dialect {grammar.name!r}: the call's name is a tag attribute; "
                           "writing one attribute into a tag of attributes is not yet "
@@ -572,57 +661,6 @@ def write(grammar: Grammar, tools: Mapping[str, Any], mode: str) -> str:
     if mode == "required":
         start = f"start: {block}"
     else:
-        start = f"start: {_after_prose(writer, block)}"
+        start = f"start: {prose.after_prose(writer, block)}"
     rules = [start, *writer.out.values()]
     return "\n".join(rules) + "\n"
-
-
-def _after_prose(writer: _Writer, block: str) -> str:
-    """`auto`: text that holds no block opener, then any blocks, `_BETWEEN` between
-    them. The text and the first block's opening tag are one lexeme (see
-    `_Writer.alternative`)."""
-    grammar = writer.grammar
-    words: set[str] = set()
-    for spec in grammar.openers:
-        words |= writer.heads(writer.terminals[spec.name], "opens a block")
-    prose = regex.avoiding(words)[1:-1]
-    firsts = []
-    for index, (opener, tail) in enumerate(_openings(writer)):
-        name = f"opened_{index}"
-        writer.out[name] = f"{name}: /(?:{prose})(?:{opener})/ {tail}"
-        firsts.append(name)
-    if writer.ws:
-        writer.out["between"] = f"between: /{_BETWEEN}/"
-    more = f"(between {block})*" if writer.ws else f"{block}*"
-    writer.out["prose"] = f"prose: /{prose}/"
-    return f"prose | ({' | '.join(firsts)}) {more}"
-
-
-def _openings(writer: _Writer) -> list[tuple[str, str]]:
-    """Each way a block starts, as its first tag's pattern and the rest of the block:
-    from `block`'s alternatives, and through `invoke`'s (one per tool) where a block
-    starts with its call (Hermes, GLM)."""
-    out = []
-    for rule in writer.alternatives("block", ()):  # the forms `required` writes
-        head, *rest = rule.expansion
-        after = writer.alternative(rule._replace(expansion=tuple(rest)), ()) if rest else ""
-        heads: list[tuple[Symbol, _Context, list[Symbol]]]
-        if head.is_term:
-            heads = [(head, (), [])]
-        elif head.name == "invoke":
-            heads = [(r.expansion[0], (tool,), list(r.expansion[1:]))
-                     for tool in writer.tools
-                     for r in writer.alternatives("invoke", (tool,))]
-        else:
-            raise writer.fail("a block that starts with neither a tag nor a call")
-        for first, ctx, inner in heads:
-            if not first.is_term:
-                raise writer.fail("a call that does not start with a tag")
-            opener = writer.terminal(writer.terminals[first.name], ctx, bool(ctx))[1:-1]
-            tail = writer.alternative(RuleRecord("invoke", tuple(inner), False), ctx) \
-                if inner else ""
-            parts = [p for p in (tail, after) if p and p != '""']
-            ws = writer.ws if writer.ws else ""
-            glued = f" {ws} ".join(parts) if ws else " ".join(parts)
-            out.append((opener, f"{ws} {glued}" if ws and glued else glued or '""'))
-    return out

@@ -34,7 +34,7 @@ import re._parser as _sre  # type: ignore[import-not-found]
 import re._constants as _c  # type: ignore[import-not-found]
 
 __all__ = ["SUB", "SUPER", "Unsupported", "avoiding", "char", "fits", "literal_head",
-           "longest", "lookahead_tail", "probes", "rewrite", "unpadded"]
+           "longest", "lookahead_tail", "negative_tail", "probes", "rewrite", "unpadded"]
 
 SUB = "sub"
 """Write a pattern that matches at most what the original matches."""
@@ -70,6 +70,12 @@ def char(c: str, style: str = "rust") -> str:
     return f"\\u{code:04X}"
 
 
+_NATIVE = {_c.CATEGORY_SPACE: "\\s", _c.CATEGORY_NOT_SPACE: "\\S",
+           _c.CATEGORY_DIGIT: "\\d", _c.CATEGORY_NOT_DIGIT: "\\D",
+           _c.CATEGORY_WORD: "\\w", _c.CATEGORY_NOT_WORD: "\\W"}
+"""A class category as Python's own syntax writes it (exact: the `python` style)."""
+
+
 class _Writer:
     """One rewrite: the direction, the style, and the groups fixed to literals."""
 
@@ -81,6 +87,9 @@ class _Writer:
         self.numbers = {number: name for name, number in names.items()}
         self.banned = banned
         self.bound: int | None = None
+        self.drop = False
+        self.names = False
+        """Python style: named groups that `fill` does not fix are kept named."""
 
     def is_banned(self, items: Any, flags: int) -> bool:
         """Whether a parsed sequence is one of the `banned` alternatives (accept-only)."""
@@ -116,7 +125,7 @@ class _Writer:
         if op is _c.BRANCH:
             if self.is_banned([(op, arg)], flags):
                 return None
-            branches = [b for b in (self.sequence(s, flags) for s in arg[1]
+            branches = [b for b in (self.branch(s, flags) for s in arg[1]
                                     if not self.is_banned(s, flags)) if b is not None]
             return "(?:" + "|".join(branches) + ")" if branches else None
         if op is _c.SUBPATTERN:
@@ -131,6 +140,16 @@ class _Writer:
         if op is _c.AT:
             return "" if self.direction == SUPER else self.unsupported("an anchor")
         return self.unsupported(f"the regex construct {op}")
+
+    def branch(self, items: Any, flags: int) -> str | None:
+        """One alternative; with `drop`, None for one the target cannot write (SUB: the
+        others still match less than the pattern)."""
+        if not self.drop:
+            return self.sequence(items, flags)
+        try:
+            return self.sequence(items, flags)
+        except Unsupported:
+            return None
 
     def fills(self, items: Any) -> bool:
         """Whether a parsed sequence holds a group fixed by `fill`."""
@@ -165,6 +184,9 @@ class _Writer:
                 return None
             return "".join(char(c, self.style) for c in text)
         inner = self.sequence(items, flags)
+        if inner is not None and self.names and isinstance(key, int) \
+                and self.numbers.get(key) is not None:
+            return f"(?P<{self.numbers[key]}>{inner})"
         return None if inner is None else "(?:" + inner + ")"
 
     def repeat(self, op: Any, arg: Any, flags: int) -> str | None:
@@ -213,6 +235,9 @@ class _Writer:
         # class in SUB and a negated one in SUPER may take fewer characters (ASCII), the
         # other two must take all that Python's category takes.
         narrow = (self.direction == SUB) != negate
+        native = _NATIVE.get(category)
+        if self.style == "python" and native is not None:  # exact in either direction
+            return native
         if category is _c.CATEGORY_SPACE:
             chars = _ASCII_SPACE if narrow else _python_space()
             return "".join(char(c, self.style) for c in chars)
@@ -227,17 +252,20 @@ class _Writer:
 
 def rewrite(pattern: str, flags: Iterable[str] = (), *, direction: str = SUB,
             style: str = "rust", fill: Mapping[str | int, str] | None = None,
-            banned: Iterable[str] = (), bound: int | None = None) -> str | None:
+            banned: Iterable[str] = (), bound: int | None = None,
+            drop: bool = False) -> str | None:
     """`pattern` (Python syntax, with Lark's flag letters) in the target's syntax;
     None when fixing the groups in `fill` leaves no way to match. An alternative or a
     group that is exactly one of the `banned` patterns (a grammar's accept-only
     terminals, as Lark inlined them) is left out. With a `bound` (SUB only), a loop
-    without an upper bound takes at most that many turns. Raises Unsupported for what
-    `direction` cannot write."""
+    without an upper bound takes at most that many turns. With `drop` (SUB only), an
+    alternative the target cannot write (a lookaround in it) is left out. Raises
+    Unsupported for what `direction` cannot write."""
     letters = "".join(sorted(set(flags)))
     parsed = _sre.parse(f"(?{letters}){pattern}" if letters else pattern)
     writer = _Writer(direction, style, fill or {}, parsed.state.groupdict, banned_keys(banned))
     writer.bound = bound if direction == SUB else None
+    writer.drop = drop and direction == SUB
     return writer.sequence(parsed, parsed.state.flags)
 
 
@@ -249,14 +277,34 @@ def longest(pattern: str) -> int:
 def lookahead_tail(pattern: str, flags: Iterable[str] = ()) -> tuple[str, str] | None:
     """For a pattern that ends in a positive lookahead (DeepSeek V3's closing fence,
     ```` ```(?=\\s*<｜tool▁call▁end｜>) ````): the pattern before it and the lookahead's
-    own pattern, both in Python syntax; None for any other pattern."""
+    own pattern, both in Python syntax (named groups kept); None for any other
+    pattern."""
     letters = "".join(sorted(set(flags)))
     parsed = _sre.parse(f"(?{letters}){pattern}" if letters else pattern)
     items = list(parsed)
     if not items or items[-1][0] is not _c.ASSERT or items[-1][1][0] != 1:
         return None
     flag = parsed.state.flags
-    head = _Writer(SUB, "python", {}, {}).sequence(items[:-1], flag)
+    writer = _Writer(SUB, "python", {}, parsed.state.groupdict)
+    writer.names = True
+    head = writer.sequence(items[:-1], flag)
+    tail = _Writer(SUPER, "python", {}, {}).sequence(items[-1][1][1], flag)
+    return None if head is None or tail is None else (head, tail)
+
+
+def negative_tail(pattern: str, flags: Iterable[str] = ()) -> tuple[str, str] | None:
+    """For a pattern that ends in a negative lookahead (python.lark's `=(?!=)`): the
+    pattern before it (its named groups kept) and the lookahead's own pattern, both in
+    Python syntax; None for any other pattern."""
+    letters = "".join(sorted(set(flags)))
+    parsed = _sre.parse(f"(?{letters}){pattern}" if letters else pattern)
+    items = list(parsed)
+    if not items or items[-1][0] is not _c.ASSERT_NOT or items[-1][1][0] != 1:
+        return None
+    flag = parsed.state.flags
+    writer = _Writer(SUB, "python", {}, parsed.state.groupdict)
+    writer.names = True
+    head = writer.sequence(items[:-1], flag)
     tail = _Writer(SUPER, "python", {}, {}).sequence(items[-1][1][1], flag)
     return None if head is None or tail is None else (head, tail)
 
@@ -582,3 +630,4 @@ def _eliminate(edges: _Edges, k: int) -> None:
 
 def _klass(chars: list[str]) -> str:
     return "[" + "".join(char(c, "ecma") for c in chars) + "]"
+

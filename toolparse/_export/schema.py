@@ -18,13 +18,13 @@ from typing import Any
 
 from toolparse._errors import ExportError
 
-__all__ = ["closed_schema", "string_schema"]
+__all__ = ["ANNOTATIONS", "closed_schema", "string_schema"]
 
-_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$comment",
+ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$comment",
                           "deprecated", "readOnly", "writeOnly"})
 _NUMBER = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
                      "multipleOf"})
-_KNOWN = _ANNOTATIONS | _NUMBER | frozenset({
+_KNOWN = ANNOTATIONS | _NUMBER | frozenset({
     "type", "properties", "required", "items", "additionalProperties", "enum", "const",
     "anyOf", "oneOf", "allOf", "$ref", "$defs", "definitions", "minItems", "maxItems",
     "minLength", "maxLength", "$schema", "$id", "minProperties", "maxProperties"})
@@ -131,7 +131,7 @@ def string_schema(schema: Any) -> tuple[str, ...] | None:
     `pattern`, a length, a format: the raw text would need that constraint)."""
     if not isinstance(schema, dict):
         return () if schema is True or schema is None else None
-    rest = set(schema) - _ANNOTATIONS - {"type"}
+    rest = set(schema) - ANNOTATIONS - {"type"}
     if "const" in schema and rest <= {"const"}:
         return (schema["const"],) if isinstance(schema["const"], str) else None
     if "enum" in schema and rest <= {"enum"}:
@@ -142,7 +142,7 @@ def string_schema(schema: Any) -> tuple[str, ...] | None:
     if rest in ({"anyOf"}, {"oneOf"}):  # a union of bare types (string or null, say)
         branches = schema[next(iter(rest))]
         if isinstance(branches, list) and all(
-                isinstance(b, dict) and set(b) <= _ANNOTATIONS | {"type"} for b in branches):
+                isinstance(b, dict) and set(b) <= ANNOTATIONS | {"type"} for b in branches):
             return ()
     return () if not rest else None
 
