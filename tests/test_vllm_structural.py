@@ -220,15 +220,29 @@ def test_auto_gets_the_tag_where_vllm_asks_for_one() -> None:
     assert grammar.accept_tokens("r", _ids(tokenizer, "Let me look.\n" + CALL))
 
 
-def test_a_dialect_that_does_not_export_keeps_vllms_json_path() -> None:
-    dialect = sorted(NOT_EXPORTED)[0]   # (test_export.py's refusals, with their reasons)
-    with pytest.raises(toolparse.ExportError, match=NOT_EXPORTED[dialect]):
-        toolparse.export_grammar(dialect, WEATHER, mode="required", target="structural_tag")
-    chat = _adjusted(dialect, WEATHER, tool_choice="required")
+def test_every_bundled_dialect_gives_a_tag_and_auto_gives_none() -> None:
+    from toolparse.vllm_plugin._structural import exportable
+
+    assert not NOT_EXPORTED  # (test_export.py: every bundled dialect exports)
+    assert [d for d in toolparse.dialects() if not exportable(d)] == []
+    assert not exportable("auto")   # several formats: the `toolparse` parser asks for none
+    from toolparse.vllm_plugin._registry import tool_parser_classes
+
+    assert tool_parser_classes()["toolparse"].structural_tag_model is None
+
+
+def test_a_dialect_that_does_not_export_keeps_vllms_json_path(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # No bundled dialect is refused any more; a grammar that is (docs/export.md lists what
+    # the export refuses) leaves the parser without a tag, on vLLM's own JSON path.
+    from toolparse.vllm_plugin import _tools
+
+    monkeypatch.setattr(_tools, "exportable", lambda name: name != QWEN)
+    chat = _adjusted(QWEN, WEATHER, tool_choice="required")
     assert chat.structured_outputs.structural_tag is None
     assert chat.structured_outputs.json is not None  # vLLM's own JSON tool calling
-    cls = h.composed(f"toolparse_{dialect}", None, h.markup_tokenizer(dialect))
-    parser = cls(h.markup_tokenizer(dialect), None, chat_template_kwargs={})
+    cls = h.composed(f"toolparse_{QWEN}", None, h.markup_tokenizer(QWEN))
+    parser = cls(h.markup_tokenizer(QWEN), None, chat_template_kwargs={})
     assert parser._tool_parser.structural_tag_model is None  # noqa: SLF001
     assert parser._tool_parser.supports_required_and_named  # noqa: SLF001
 
