@@ -437,12 +437,12 @@ def test_python_calls_are_written_as_the_pythonic_value_syntax_reads_them() -> N
     grammar = compiled(toolparse.export_grammar("olmo3", tools, mode="required"))
     def block(args: str) -> str:
         return f"<function_calls>run({args})</function_calls>"
-    text = block("""cmd='it\\'s "x" \\\\ \\n\\x41', n=-3, mode=None,\n env={"k": False},"""
+    text = block("""cmd='it\\'s "x" \\\\ \\n\\x41\\9', n=-3, mode=None,\n env={"k": False},"""
                  " args=['a', \"b\"]")
     assert accepts(grammar, text)
     call = toolparse.parse(text, dialect="olmo3", tools=tools).calls[0]
     assert call.status == "valid"
-    assert call.arguments == {"cmd": "it's \"x\" \\ \nA", "n": -3, "mode": None,
+    assert call.arguments == {"cmd": "it's \"x\" \\ \nA\\9", "n": -3, "mode": None,
                               "env": {"k": False}, "args": ["a", "b"]}
     for refused in (block("n=1"),                       # cmd is required
                     block("cmd='a', x=1"),              # no other key
@@ -452,8 +452,7 @@ def test_python_calls_are_written_as_the_pythonic_value_syntax_reads_them() -> N
                     block("cmd='a', env={}"),           # k is required
                     block("cmd='a', args=['a', 'b', 'c']"),  # maxItems
                     block("cmd=true"),                  # JSON's names are accept-only
-                    block("cmd='\\9'"),                 # no escape the value syntax
-                    block("cmd='\\U0011FFFF'")):        # cannot decode
+                    block("cmd='\\U0011FFFF'")):        # no code point past U+10FFFF
         assert not accepts(grammar, refused), refused
     for schema, message in (({"type": "string", "pattern": "x"}, "'pattern'"),
                             ({"$ref": "#"}, "recursive"),

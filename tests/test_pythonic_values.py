@@ -82,6 +82,9 @@ def test_python_literals_become_json(acme: toolparse.Dialect, body: str, argumen
     ("')]}</calls>'", ")]}</calls>"),      # brackets and the close tag inside a string
     ("'printf a\x00b'", "printf a\x00b"),
     (r"'\ud83d'", "\ud83d"),               # a lone surrogate: escaped in the JSON text
+    (r"'\9\8'", "\\9\\8"),                 # not octal digits: the two characters each,
+    ("'\\\u0663'", "\\\u0663"),            # as Python reads them (a digit of another script too)
+    (r"'\U0010FFFF\7'", "\U0010FFFF\x07"),  # the last code point; an octal digit
 ])
 def test_strings_and_their_escapes(acme: toolparse.Dialect, literal: str, text: str,
                                    check_chunkings: Any) -> None:
@@ -124,6 +127,7 @@ def test_what_is_no_literal_fails_the_block_as_its_text(acme: toolparse.Dialect,
 @pytest.mark.parametrize("body", [
     "f(a=)", "f(a=1", "f(a=[1, 2)", "f(a=1])", "f(a='x 'y')", "f(a='''x''')",
     "f(a=0x1F)", "f(a=1j)", r"f(a='\101')", r"f(a='\N{DASH}')", "f(a=1 # c\n)",
+    r"f(a='\UFFFFFFFF')", r"f(a='\U00110000')",   # past U+10FFFF: no literal in Python
 ])
 def test_what_the_grammar_does_not_read_fails_the_block(acme: toolparse.Dialect,
                                                         body: str) -> None:

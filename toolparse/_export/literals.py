@@ -196,8 +196,8 @@ class Literals:
 
     def _decodable(self, quote: str, name: str) -> list[str]:
         """A string piece's alternatives (Python syntax) that the target can write,
-        less what the value syntax cannot decode (`narrow.narrowed`: a `\\U` escape
-        beyond Unicode, a `\\9`)."""
+        less what the value syntax cannot decode (`narrow.narrowed`: in a user's
+        grammar, a `\\U` escape beyond Unicode, say)."""
         term = self.w.terminals[name]
 
         def reads(text: str) -> bool:

@@ -51,7 +51,7 @@ def narrowed(pattern: str, reads: Callable[[str], bool], chars: tuple[str, ...]
     with each class taking the first of `chars` it admits (each loop its fewest turns,
     at least one: a code point escape at its largest) is refused; else the pattern
     with each character of `chars` that a class at its top may take and `reads`
-    refuses there (`\\9`, no octal escape) left out of that class: None when the class
+    refuses there (a digit no octal escape takes, say) left out of that class: None when the class
     is not a negated one (to which those characters are added)."""
     parsed = _sre.parse(pattern)
     items, flags = list(parsed), parsed.state.flags

@@ -78,9 +78,9 @@ def _escape(m: re.Match[str]) -> str:
         return simple
     if len(code) > 1:     # `\x41`, `\u00e9`, `\U0001F600`
         return chr(int(code[1:], 16))
-    if code.isdigit():    # `\0`: one octal digit (python.lark reads no longer one)
-        return chr(int(code, 8))
-    return m.group(0)     # an escape Python does not know: the two characters
+    if "0" <= code <= "7":   # `\0`: one octal digit (python.lark reads no longer one)
+        return chr(ord(code) - ord("0"))
+    return m.group(0)     # an escape Python does not know (`\9`, `\٣`): the two characters
 
 
 def _json_string(text: str) -> str:
