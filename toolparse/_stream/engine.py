@@ -66,10 +66,10 @@ from toolparse._dialect import Dialect
 from toolparse._errors import StreamClosedError
 from toolparse._events import Event
 from toolparse._dialect.grammar import Grammar
-from toolparse._dialect.lexer import MAX_ATOM, TerminalSpec
+from toolparse._dialect.lexer import TerminalSpec
 from toolparse._dialect.loader import MESSAGE_RULES
 from toolparse._reasoning import Regions
-from toolparse._stream.arriving import DEAD, DECIDE, EXTENDS, Arriving
+from toolparse._stream.arriving import DEAD, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.contest import Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
@@ -79,7 +79,7 @@ from toolparse._stream.output import (
 from toolparse._stream.endings import (
     broken_span, complete_block, prose_mention, waiting_block)
 from toolparse._stream.keeping import KEPT_TAIL, Keeping
-from toolparse._stream.progress import CallProgress
+from toolparse._stream.progress import Argument, CallProgress
 from toolparse._stream.reasoning import Thinking, message
 from toolparse._stream.scan import Opener, Scanner, arriving_at_end, scan
 from toolparse._stream.skip import ENDED, OPEN, FailedSpan
@@ -156,9 +156,9 @@ class Engine:
         block's text); None otherwise."""
         self._run_stops = ""
         self._run_parts: list[str] = []
-        self._streaming: CallProgress | None = None
+        self._streaming: Argument | None = None
         """With incremental events, when the chunks `_run_list` takes are the text of the
-        value being streamed: the progress that streams them (`CallProgress.piece`)."""
+        value being streamed: that argument (`Argument.piece`)."""
         self._keeping: Keeping | None = None
         """Inside a started call, when no chunk without a gate can change what goes
         out (`_keep_quiet`, `keeping.py`): the chunks kept since, unlexed; else None."""
@@ -232,11 +232,35 @@ class Engine:
                         streaming = self._streaming
                         if streaming is None:
                             return []
-                        return streaming.piece(run_list)
+                        stream = streaming.quick
+                        if stream is None or not chunk or "&" in chunk:
+                            return streaming.piece(run_list)
+                        # 3b. More text of the string value being streamed, in its body
+                        # (`EdgedStream.fast`, inlined): its piece is the blanks that
+                        # waited and the chunk, but for the chunk's own blank end.
+                        pending = stream.pending
+                        if pending:
+                            if "&" in pending:
+                                return streaming.piece(run_list)
+                            chunk = pending + chunk
+                            stream.pending = ""
+                        if chunk[-1].isspace():
+                            out = chunk.rstrip()
+                            stream.pending = chunk[len(out):]
+                            if not out:
+                                return []
+                            chunk = out
+                        delta = streaming.events.get(chunk)
+                        if delta is None:
+                            delta = streaming.event(chunk)
+                        streaming.sent.append(delta.text)
+                        return [delta]  # type: ignore[list-item]  # (as `_take` says)
             elif self._tail:
                 # 4. A tag arriving (`arriving.py`): a chunk that only extends it is taken.
-                verdict = self._steps(chunk)
+                verdict = self._arriving.extends(len(self._tail) + len(chunk), chunk,
+                                                 self._limit - self._base)
                 if verdict == EXTENDS:
+                    self._tail += chunk
                     return []
                 return self._feed(chunk, verdict)
         return self._feed(chunk)
@@ -275,43 +299,13 @@ class Engine:
             events += self.feed(chunk[at:at + WINDOW])
         return events
 
-    def _steps(self, chunk: str) -> int | None:
-        """A tag is arriving: step its automaton over `chunk` (Arriving.step, inlined
-        for the hot path). EXTENDS (the chunk only extends it: taken), DEAD or DECIDE;
-        None when this path cannot tell (no automaton, or a size limit)."""
-        arriving = self._arriving
-        dfa = arriving.dfa
-        if dfa is None:
-            return None
-        size = len(self._tail) + len(chunk)
-        if size >= MAX_ATOM or size >= self._limit - self._base:
-            return None
-        state = arriving.state
-        exits = dfa.loops[state]
-        if exits is not None:
-            for char in exits:
-                if char in chunk:
-                    break
-            else:
-                self._tail += chunk
-                return EXTENDS
-        table, default, final = dfa.table, dfa.default, dfa.final
-        for char in chunk:
-            state = table[state].get(char, default[state])
-            if state < 0:
-                return DEAD
-            if final[state]:
-                return DECIDE
-        arriving.state = state
-        self._tail += chunk
-        return EXTENDS
-
     def close(self) -> list[Event]:
         """`StreamParser.close`."""
         if self._mode is Mode.CLOSED:
             raise StreamClosedError("close() called twice")
         self._plain = ""
         self._unkeep()
+        self._leave_run()
         self._process(self._tail, final=True)
         if self._span is not None:  # the end of the stream ends a failed span
             self._span.finish(self._output)
@@ -323,14 +317,14 @@ class Engine:
     # ---- the loop ----------------------------------------------------------------------
 
     def _feed(self, chunk: object, verdict: int | None = None) -> list[Event]:
-        """`feed` beyond its fast paths; `verdict`: what `_steps` found of the chunk
+        """`feed` beyond its fast paths; `verdict`: what `Arriving.extends` found of the chunk
         after the arriving tail, when it could tell."""
         if type(chunk) is not str or self._mode is _CLOSED:
             chunk = checked_chunk(chunk, closed=self._mode is _CLOSED)
         self._unkeep()
         if len(chunk) > WINDOW:
             return self._windows(chunk)
-        self._run_list = None
+        self._leave_run()
         if not self._tail and chunk:
             capture = self._capture
             if capture is not None:
@@ -434,9 +428,9 @@ class Engine:
             self._run_stops = capture.run_stops
             self._run_parts = capture.parts
             # (Its pieces go straight out: only a block outside code, nothing held.)
-            self._streaming = (progress if progress is not None and capture.ticket < 0
-                               and not self._output.waiting
-                               and progress.follows(capture.run_list) else None)
+            self._streaming = (progress.follows(capture.run_list)
+                               if progress is not None and capture.ticket < 0
+                               and not self._output.waiting else None)
 
     def _keep_quiet(self, capture: Capture) -> Keeping | None:
         """Start keeping chunks unlexed when nothing can go out before a gate
@@ -463,6 +457,15 @@ class Engine:
         self._tail = ""
         keeping = self._keeping = Keeping(tail, gates, closers, room)
         return keeping
+
+    def _leave_run(self) -> None:
+        """`feed`'s fast path 3 ends: the pieces it gave out itself are read
+        (`Argument.caught_up`)."""
+        self._run_list = None
+        streaming = self._streaming
+        if streaming is not None:
+            self._streaming = None
+            streaming.caught_up()
 
     def _unkeep(self) -> None:
         """The text kept becomes the tail, to be lexed from its start."""
