@@ -69,12 +69,15 @@ class Arriving:
         self.state = state
         self.partial = None
 
-    def extends(self, size: int, chunk: str, room: int) -> int | None:
+    def extends(self, tail: str, chunk: str, room: int) -> int | None:
         """`step` for `Engine.feed`'s fast path, which keeps the tail (it adds `chunk`
         to it on EXTENDS): EXTENDS, DEAD or DECIDE; None when this path cannot tell (no
-        automaton, or a size limit). `size`: the tail's length and the chunk's."""
+        automaton, or a size limit)."""
         dfa = self.dfa
-        if dfa is None or size >= MAX_ATOM or size >= room:
+        if dfa is None:
+            return None
+        size = len(tail) + len(chunk)
+        if size >= MAX_ATOM or size >= room:
             return None
         state = self.state
         exits = dfa.loops[state]

@@ -78,7 +78,7 @@ from toolparse._stream.output import (
     PLAIN_EVENTS, Output, joined_events, missed_plain_text)
 from toolparse._stream.endings import (
     broken_span, complete_block, prose_mention, waiting_block)
-from toolparse._stream.keeping import KEPT_TAIL, Keeping
+from toolparse._stream.keeping import KEPT_TAIL, Keeping, kept
 from toolparse._stream.progress import Argument, CallProgress
 from toolparse._stream.reasoning import Thinking, message
 from toolparse._stream.scan import Opener, Scanner, arriving_at_end, scan
@@ -235,30 +235,23 @@ class Engine:
                         stream = streaming.quick
                         if stream is None or not chunk or "&" in chunk:
                             return streaming.piece(run_list)
-                        # 3b. More text of the string value being streamed, in its body
-                        # (`EdgedStream.fast`, inlined): its piece is the blanks that
-                        # waited and the chunk, but for the chunk's own blank end.
+                        # 3b. More text of a string value streaming, in its body (no `&`
+                        # waits: `Argument.quick`): `EdgedStream.fast`, inlined.
                         pending = stream.pending
                         if pending:
-                            if "&" in pending:
-                                return streaming.piece(run_list)
                             chunk = pending + chunk
                             stream.pending = ""
-                        if chunk[-1].isspace():
+                        if chunk[-1].isspace():   # (its blank end waits)
                             out = chunk.rstrip()
-                            stream.pending = chunk[len(out):]
-                            if not out:
+                            stream.pending, chunk = chunk[len(out):], out
+                            if not chunk:
                                 return []
-                            chunk = out
-                        delta = streaming.events.get(chunk)
-                        if delta is None:
-                            delta = streaming.event(chunk)
+                        delta = streaming.events.get(chunk) or streaming.event(chunk)
                         streaming.sent.append(delta.text)
                         return [delta]  # type: ignore[list-item]  # (as `_take` says)
             elif self._tail:
                 # 4. A tag arriving (`arriving.py`): a chunk that only extends it is taken.
-                verdict = self._arriving.extends(len(self._tail) + len(chunk), chunk,
-                                                 self._limit - self._base)
+                verdict = self._arriving.extends(self._tail, chunk, self._limit - self._base)
                 if verdict == EXTENDS:
                     self._tail += chunk
                     return []
@@ -455,7 +448,7 @@ class Engine:
         # A short atom still arriving (`]]>` waiting for its lookahead) is kept too,
         # and lexed again from its start at the next gate.
         self._tail = ""
-        keeping = self._keeping = Keeping(tail, gates, closers, room)
+        keeping = self._keeping = capture.kept = kept(capture.kept, tail, gates, closers, room)
         return keeping
 
     def _leave_run(self) -> None:

@@ -630,8 +630,9 @@ def _hooked(grammar: Grammar) -> tuple[tuple[int, str], ...]:
 
 def _quick(stream: ValueStream | None) -> EdgedStream | None:
     """`Argument.quick` for a value's text: its stream when in the body of a value
-    read by edges."""
-    return stream if isinstance(stream, EdgedStream) and stream.body else None
+    read by edges, and no `&` waits (the start of an entity, `EdgedStream.fast`)."""
+    return (stream if isinstance(stream, EdgedStream) and stream.body
+            and "&" not in stream.pending else None)
 
 
 _ESCAPED: Final = re.compile(r'["\\\x00-\x1f]')
