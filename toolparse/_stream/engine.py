@@ -73,7 +73,7 @@ from toolparse._stream.arriving import DEAD, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.contest import Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
-from toolparse._stream.options import checked_chunk
+from toolparse._stream.options import WINDOW, checked_chunk, windows
 from toolparse._stream.output import (
     PLAIN_EVENTS, Output, joined_events, missed_plain_text)
 from toolparse._stream.endings import (
@@ -95,13 +95,6 @@ reference.)"""
 
 _NO_LIMIT: Final = 1 << 62
 _CLOSED: Final = Mode.CLOSED
-WINDOW: Final = 1 << 16
-"""A chunk longer than this is read a window at a time (`Engine._windows`). A decision
-that sends text back to be read again (UNDECIDED, CHOOSING) takes the rest of the text
-it was given with it, so one long chunk holding many such blocks (a whole transcript
-given to `parse()`) would be copied once per block: quadratic. Read by windows, each
-copy is at most a window and the whole is linear (SPEC G6). Above `MAX_ATOM`, so a
-chunk this long never took `feed`'s arriving-tag fast path."""
 
 
 class Engine:
@@ -111,7 +104,8 @@ class Engine:
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_char", "_opener_other", "_opener_third", "_one_opener", "_new_id",
-        "_grammar", "_run_list", "_run_stops", "_run_parts", "_incremental", "_scanner",
+        "_grammar", "_run_list", "_run_stops", "_run_parts", "_run_from", "_incremental",
+        "_scanner",
         "_contest", "_streaming", "_keeping", "_thinking",
     )
 
@@ -156,6 +150,9 @@ class Engine:
         block's text); None otherwise."""
         self._run_stops = ""
         self._run_parts: list[str] = []
+        self._run_from = 0
+        """How long `_run_list` was when `feed` began to append to it: what it appends
+        goes to `_run_parts` once, when the run ends (`_leave_run`)."""
         self._streaming: Argument | None = None
         """With incremental events, when the chunks `_run_list` takes are the text of the
         value being streamed: that argument (`Argument.piece`)."""
@@ -225,10 +222,10 @@ class Engine:
                     if stop in chunk:
                         break
                 else:
-                    if self._base + len(chunk) < self._limit:
-                        run_list.append(chunk)
-                        self._run_parts.append(chunk)
-                        self._base += len(chunk)
+                    base = self._base + len(chunk)
+                    if base < self._limit:
+                        run_list.append(chunk)   # (and to the block's text: `_leave_run`)
+                        self._base = base
                         streaming = self._streaming
                         if streaming is None:
                             return []
@@ -285,13 +282,6 @@ class Engine:
             kept_now.keep(rest)   # (after the tail, which it now holds)
         return [] if capture is None or capture.progress is None else self._take()
 
-    def _windows(self, chunk: str) -> list[Event]:
-        """A long chunk, as windows of at most `WINDOW` characters (SPEC G2: same events)."""
-        events: list[Event] = []
-        for at in range(0, len(chunk), WINDOW):
-            events += self.feed(chunk[at:at + WINDOW])
-        return events
-
     def close(self) -> list[Event]:
         """`StreamParser.close`."""
         if self._mode is Mode.CLOSED:
@@ -316,7 +306,7 @@ class Engine:
             chunk = checked_chunk(chunk, closed=self._mode is _CLOSED)
         self._unkeep()
         if len(chunk) > WINDOW:
-            return self._windows(chunk)
+            return windows(self.feed, chunk)
         self._leave_run()
         if not self._tail and chunk:
             capture = self._capture
@@ -420,6 +410,7 @@ class Engine:
             self._run_list = capture.run_list
             self._run_stops = capture.run_stops
             self._run_parts = capture.parts
+            self._run_from = len(capture.run_list)
             # (Its pieces go straight out: only a block outside code, nothing held.)
             self._streaming = (progress.follows(capture.run_list)
                                if progress is not None and capture.ticket < 0
@@ -452,13 +443,17 @@ class Engine:
         return keeping
 
     def _leave_run(self) -> None:
-        """`feed`'s fast path 3 ends: the pieces it gave out itself are read
-        (`Argument.caught_up`)."""
-        self._run_list = None
-        streaming = self._streaming
-        if streaming is not None:
-            self._streaming = None
-            streaming.caught_up()
+        """`feed`'s fast path 3 ends: the chunks it appended to the run join the block's
+        text, and the pieces it gave out itself are read (`Argument.caught_up`)."""
+        run_list = self._run_list
+        if run_list is not None:
+            self._run_list = None
+            if len(run_list) > self._run_from:
+                self._run_parts += run_list[self._run_from:]
+            streaming = self._streaming
+            if streaming is not None:
+                self._streaming = None
+                streaming.caught_up()
 
     def _unkeep(self) -> None:
         """The text kept becomes the tail, to be lexed from its start."""
