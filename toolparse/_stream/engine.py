@@ -190,22 +190,19 @@ class Engine:
                 self._md_queue.append(chunk)
                 if self._base > self._output.md_flush_at:
                     self._output.flush_md(self._base)
-                event = _plain_events_get(chunk)
-                if event is None:
-                    event = missed_plain_text(chunk)
-                return [event]
+                return [_plain_events_get(chunk) or missed_plain_text(chunk)]
             keeping = self._keeping
             if keeping is not None:
                 # 2. Inside a started call (keeping.py): a chunk without a gate, or whose
                 # gates end no closing tag (`</parameter>`), changes nothing that goes
                 # out, and is kept to be lexed with the chunk that may end one.
-                gate = keeping.gate
-                if (gate not in chunk or (not gate and keeping.gateless(chunk))
+                # (Few locals: each one costs every call of `feed` its frame's set-up.)
+                if (keeping.gate not in chunk or (not keeping.gate and keeping.gateless(chunk))
                         or (len(chunk) <= WINDOW and not keeping.closes(chunk))):
-                    room = keeping.room - len(chunk)
-                    if room > 0:
+                    after = keeping.room - len(chunk)   # (the room after the chunk)
+                    if after > 0:
                         if chunk:   # (Keeping.keep, inlined; an empty chunk is not kept)
-                            keeping.room = room
+                            keeping.room = after
                             keeping.chunks.append(chunk)
                             if keeping.closer_char in chunk:
                                 keeping.marked()
@@ -222,10 +219,10 @@ class Engine:
                     if stop in chunk:
                         break
                 else:
-                    base = self._base + len(chunk)
-                    if base < self._limit:
+                    after = self._base + len(chunk)   # (the offset after the chunk)
+                    if after < self._limit:
                         run_list.append(chunk)   # (and to the block's text: `_leave_run`)
-                        self._base = base
+                        self._base = after
                         streaming = self._streaming
                         if streaming is None:
                             return []
@@ -234,13 +231,13 @@ class Engine:
                             return streaming.piece(run_list)
                         # 3b. More text of a string value streaming, in its body (no `&`
                         # waits: `Argument.quick`): `EdgedStream.fast`, inlined.
-                        pending = stream.pending
-                        if pending:
-                            chunk = pending + chunk
+                        text = stream.pending
+                        if text:
+                            chunk = text + chunk
                             stream.pending = ""
                         if chunk[-1].isspace():   # (its blank end waits)
-                            out = chunk.rstrip()
-                            stream.pending, chunk = chunk[len(out):], out
+                            text = chunk.rstrip()
+                            stream.pending, chunk = chunk[len(text):], text
                             if not chunk:
                                 return []
                         delta = streaming.events.get(chunk) or streaming.event(chunk)
@@ -307,7 +304,8 @@ class Engine:
         self._unkeep()
         if len(chunk) > WINDOW:
             return windows(self.feed, chunk)
-        self._leave_run()
+        if self._run_list is not None:
+            self._leave_run()
         if not self._tail and chunk:
             capture = self._capture
             if capture is not None:
@@ -450,10 +448,10 @@ class Engine:
             self._run_list = None
             if len(run_list) > self._run_from:
                 self._run_parts += run_list[self._run_from:]
-            streaming = self._streaming
-            if streaming is not None:
-                self._streaming = None
-                streaming.caught_up()
+        streaming = self._streaming
+        if streaming is not None:
+            self._streaming = None
+            streaming.caught_up()
 
     def _unkeep(self) -> None:
         """The text kept becomes the tail, to be lexed from its start."""
