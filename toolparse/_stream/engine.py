@@ -208,9 +208,7 @@ class Engine:
                                 keeping.marked()
                         return []
                     return self._feed(chunk)
-                if len(chunk) < keeping.room and len(chunk) <= WINDOW:
-                    return self._gated(chunk, keeping)
-                return self._feed(chunk)
+                return self._gated(chunk, keeping)
             run_list = self._run_list
             if run_list is not None:
                 # 3. Inside a value: a chunk without the run's stop characters only
@@ -220,21 +218,19 @@ class Engine:
                         break
                 else:
                     after = self._base + len(chunk)   # (the offset after the chunk)
-                    if after < self._limit:
+                    if self._base < after < self._limit:   # (an empty chunk: `_feed`)
                         run_list.append(chunk)   # (and to the block's text: `_leave_run`)
                         self._base = after
                         streaming = self._streaming
                         if streaming is None:
                             return []
                         stream = streaming.quick
-                        if stream is None or not chunk or "&" in chunk:
+                        if stream is None or "&" in chunk:
                             return streaming.piece(run_list)
                         # 3b. More text of a string value streaming, in its body (no `&`
                         # waits: `Argument.quick`): `EdgedStream.fast`, inlined.
-                        text = stream.pending
-                        if text:
-                            chunk = text + chunk
-                            stream.pending = ""
+                        chunk = stream.pending + chunk   # (blanks, or nothing)
+                        stream.pending = ""
                         if chunk[-1].isspace():   # (its blank end waits)
                             text = chunk.rstrip()
                             stream.pending, chunk = chunk[len(text):], text
@@ -245,18 +241,24 @@ class Engine:
                         return [delta]  # type: ignore[list-item]  # (as `_take` says)
             elif self._tail:
                 # 4. A tag arriving (`arriving.py`): a chunk that only extends it is taken.
-                verdict = self._arriving.extends(self._tail, chunk, self._limit - self._base)
-                if verdict == EXTENDS:
-                    self._tail += chunk
-                    return []
-                return self._feed(chunk, verdict)
+                return self._arriving_chunk(chunk)
         return self._feed(chunk)
 
+    def _arriving_chunk(self, chunk: str) -> list[Event]:
+        """`feed`'s path 4 (nothing kept, no run, a tail)."""
+        verdict = self._arriving.extends(self._tail, chunk, self._limit - self._base)
+        if verdict == EXTENDS:
+            self._tail += chunk
+            return []
+        return self._feed(chunk, verdict)
+
     def _gated(self, chunk: str, keeping: Keeping) -> list[Event]:
-        """Chunks are kept, nothing is arriving, and `chunk` holds a gate (and fits
-        before the limit): lex the kept text up to the chunk's last gate. What follows
+        """Chunks are kept, nothing is arriving, and `chunk` holds a gate: when it fits
+        before the limit, lex the kept text up to the chunk's last gate. What follows
         that gate holds none, so it is kept in turn, unlexed, while the block goes on;
         once the block has ended, it runs the modes with the rest of the text."""
+        if len(chunk) >= keeping.room or len(chunk) > WINDOW:
+            return self._feed(chunk)
         text, rest = keeping.cut(chunk)
         self._keeping = None
         pos, waiting = self._lex(text, 0, self._base, False)
