@@ -34,9 +34,11 @@ calls of a block found in code (whose events are dropped) leave no gap.
 Cost. Between its tags nothing of a call can go out unless a value streams, so the
 engine keeps chunks unlexed until a tag that can make an event (`gates`: the event
 gates of `gates.py`), and a chunk of a value that streams is appended to the value and
-made into its piece in one call (`piece`). Per argument, its member's JSON (which the
-call's `arguments_json` then reuses); per call, at the end of its block, its own text
-(`finish`, set in place on the call built here and not yet given out).
+made into its piece by `Engine.feed` itself in the common case (more text in the value's
+body: `Argument.quick`), else in one call (`Argument.piece`). Per argument, its
+member's JSON (which the call's `arguments_json` then reuses); per call, at the end of
+its block, its own text (`finish`, set in place on the call built here and not yet
+given out).
 """
 
 from __future__ import annotations
