@@ -324,3 +324,31 @@ def test_a_block_in_code_draws_no_id_in_either_mode(size: int) -> None:
         started = [e.id for e in events if isinstance(e, CallStarted)]
         assert not incremental or started == got[incremental]
     assert got[False] == got[True] == ["id0", "id1"]
+
+
+CODE_VALUE = (
+    '<tool_calls><invoke name="edit"><parameter name="code" string="true">\n'
+    "    if (a &lt; b &amp;&amp; c) {  \n\treturn x;   \n}\u3000\u3000 tail &#x41;"
+    "&amp \n z  \x85y\u2028  end \t\u3000\x85\n\t\t\t\t\t\t\t\t</parameter></invoke></tool_calls>")
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 7])
+def test_a_streamed_value_in_its_body_sends_what_its_final_text_begins_with(size: int) -> None:
+    # `Engine.feed`'s own path for more text of a value that streams (3b): blanks at a
+    # chunk's end wait (Unicode ones too: what `str.rstrip` strips), an entity split
+    # across chunks waits whole, and every piece is the value's final text so far.
+    chunks = chunked(CODE_VALUE, size)
+    events = run(chunks, id_factory=ids(), incremental=True)
+    check_invariants(flat(events))
+    (block,) = [e for e in flat(events) if isinstance(e, ToolCallBlock)]
+    arguments = block.calls[0].arguments_json
+    close = CODE_VALUE.index("</parameter>")
+    sent, at, before_close = "", 0, ""
+    for chunk, out in zip(chunks, events):
+        at += len(chunk)
+        sent += "".join(e.text for e in out if isinstance(e, ArgumentsDelta))
+        assert arguments.startswith(sent)   # after every feed: a prefix of the final text
+        if at < close:
+            before_close = sent
+    assert sent == arguments
+    assert "\\treturn x;" in before_close and " tail" in before_close and "z" in before_close

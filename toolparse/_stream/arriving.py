@@ -69,6 +69,34 @@ class Arriving:
         self.state = state
         self.partial = None
 
+    def extends(self, tail: str, chunk: str, room: int) -> int | None:
+        """`step` for `Engine.feed`'s fast path, which keeps the tail (it adds `chunk`
+        to it on EXTENDS): EXTENDS, DEAD or DECIDE; None when this path cannot tell (no
+        automaton, or a size limit)."""
+        dfa = self.dfa
+        if dfa is None:
+            return None
+        size = len(tail) + len(chunk)
+        if size >= MAX_ATOM or size >= room:
+            return None
+        state = self.state
+        exits = dfa.loops[state]
+        if exits is not None:
+            for char in exits:
+                if char in chunk:
+                    break
+            else:
+                return EXTENDS
+        table, default, final = dfa.table, dfa.default, dfa.final
+        for char in chunk:
+            state = table[state].get(char, default[state])
+            if state < 0:
+                return DEAD
+            if final[state]:
+                return DECIDE
+        self.state = state
+        return EXTENDS
+
     def step(self, tail: str, chunk: str, room: int) -> int:
         """EXTENDS, DEAD or DECIDE for `chunk` arriving after `tail`. `room` is how long
         tail + chunk may grow before the open capture's limit (no capture: unbounded)."""

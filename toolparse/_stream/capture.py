@@ -41,6 +41,7 @@ from toolparse._dialect.lexer import (
     MAX_ATOM, NEED_MORE, StateLexer, TerminalSpec, next_token, settle_state)
 from toolparse._dialect.table import Driver, Rejected, Tag
 from toolparse._stream.arriving import Arriving
+from toolparse._stream.keeping import Keeping
 from toolparse._stream.progress import CallProgress
 
 __all__ = ["COMPLETE", "Capture", "FAILED", "WAITING"]
@@ -58,7 +59,7 @@ class Capture:
 
     __slots__ = ("grammar", "rule", "driver", "start", "parts", "ticket", "limit", "calls", "run",
                  "run_list", "run_stops", "invoked", "reason", "at", "expected", "depth",
-                 "progress", "end_at")
+                 "progress", "end_at", "kept")
 
     def __init__(self, grammar: Grammar, rule: str, start: int, ticket: int, limit: int,
                  progress: CallProgress | None = None) -> None:
@@ -96,6 +97,9 @@ class Capture:
         """Once failed: the terminals the parser would have accepted there."""
         self.depth = 0
         """Once failed: how many sections were open."""
+        self.kept: Keeping | None = None
+        """The engine's last keeping in this block, which its next one reuses
+        (`Keeping.restart`)."""
         self.end_at = -1
         """Where the block ends unless the next token continues it (`block_end=value`,
         SPEC 5.3 a: a stream offset; the text from there is not lexed yet), or -1."""

@@ -66,20 +66,20 @@ from toolparse._dialect import Dialect
 from toolparse._errors import StreamClosedError
 from toolparse._events import Event
 from toolparse._dialect.grammar import Grammar
-from toolparse._dialect.lexer import MAX_ATOM, TerminalSpec
+from toolparse._dialect.lexer import TerminalSpec
 from toolparse._dialect.loader import MESSAGE_RULES
 from toolparse._reasoning import Regions
-from toolparse._stream.arriving import DEAD, DECIDE, EXTENDS, Arriving
+from toolparse._stream.arriving import DEAD, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
 from toolparse._stream.contest import Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
-from toolparse._stream.options import checked_chunk
+from toolparse._stream.options import WINDOW, checked_chunk, windows
 from toolparse._stream.output import (
     PLAIN_EVENTS, Output, joined_events, missed_plain_text)
 from toolparse._stream.endings import (
     broken_span, complete_block, prose_mention, waiting_block)
-from toolparse._stream.keeping import KEPT_TAIL, Keeping
-from toolparse._stream.progress import CallProgress
+from toolparse._stream.keeping import KEPT_TAIL, Keeping, kept
+from toolparse._stream.progress import Argument, CallProgress
 from toolparse._stream.reasoning import Thinking, message
 from toolparse._stream.scan import Opener, Scanner, arriving_at_end, scan
 from toolparse._stream.skip import ENDED, OPEN, FailedSpan
@@ -95,13 +95,6 @@ reference.)"""
 
 _NO_LIMIT: Final = 1 << 62
 _CLOSED: Final = Mode.CLOSED
-WINDOW: Final = 1 << 16
-"""A chunk longer than this is read a window at a time (`Engine._windows`). A decision
-that sends text back to be read again (UNDECIDED, CHOOSING) takes the rest of the text
-it was given with it, so one long chunk holding many such blocks (a whole transcript
-given to `parse()`) would be copied once per block: quadratic. Read by windows, each
-copy is at most a window and the whole is linear (SPEC G6). Above `MAX_ATOM`, so a
-chunk this long never took `feed`'s arriving-tag fast path."""
 
 
 class Engine:
@@ -111,7 +104,8 @@ class Engine:
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
         "_opener_char", "_opener_other", "_opener_third", "_one_opener", "_new_id",
-        "_grammar", "_run_list", "_run_stops", "_run_parts", "_incremental", "_scanner",
+        "_grammar", "_run_list", "_run_stops", "_run_parts", "_run_from", "_incremental",
+        "_scanner",
         "_contest", "_streaming", "_keeping", "_thinking",
     )
 
@@ -156,9 +150,12 @@ class Engine:
         block's text); None otherwise."""
         self._run_stops = ""
         self._run_parts: list[str] = []
-        self._streaming: CallProgress | None = None
+        self._run_from = 0
+        """How long `_run_list` was when `feed` began to append to it: what it appends
+        goes to `_run_parts` once, when the run ends (`_leave_run`)."""
+        self._streaming: Argument | None = None
         """With incremental events, when the chunks `_run_list` takes are the text of the
-        value being streamed: the progress that streams them (`CallProgress.piece`)."""
+        value being streamed: that argument (`Argument.piece`)."""
         self._keeping: Keeping | None = None
         """Inside a started call, when no chunk without a gate can change what goes
         out (`_keep_quiet`, `keeping.py`): the chunks kept since, unlexed; else None."""
@@ -193,30 +190,25 @@ class Engine:
                 self._md_queue.append(chunk)
                 if self._base > self._output.md_flush_at:
                     self._output.flush_md(self._base)
-                event = _plain_events_get(chunk)
-                if event is None:
-                    event = missed_plain_text(chunk)
-                return [event]
+                return [_plain_events_get(chunk) or missed_plain_text(chunk)]
             keeping = self._keeping
             if keeping is not None:
                 # 2. Inside a started call (keeping.py): a chunk without a gate, or whose
                 # gates end no closing tag (`</parameter>`), changes nothing that goes
                 # out, and is kept to be lexed with the chunk that may end one.
-                gate = keeping.gate
-                if (gate not in chunk or (not gate and keeping.gateless(chunk))
+                # (Few locals: each one costs every call of `feed` its frame's set-up.)
+                if (keeping.gate not in chunk or (not keeping.gate and keeping.gateless(chunk))
                         or (len(chunk) <= WINDOW and not keeping.closes(chunk))):
-                    room = keeping.room - len(chunk)
-                    if room > 0:
+                    after = keeping.room - len(chunk)   # (the room after the chunk)
+                    if after > 0:
                         if chunk:   # (Keeping.keep, inlined; an empty chunk is not kept)
-                            keeping.room = room
+                            keeping.room = after
                             keeping.chunks.append(chunk)
                             if keeping.closer_char in chunk:
                                 keeping.marked()
                         return []
                     return self._feed(chunk)
-                if len(chunk) < keeping.room and len(chunk) <= WINDOW:
-                    return self._gated(chunk, keeping)
-                return self._feed(chunk)
+                return self._gated(chunk, keeping)
             run_list = self._run_list
             if run_list is not None:
                 # 3. Inside a value: a chunk without the run's stop characters only
@@ -225,27 +217,48 @@ class Engine:
                     if stop in chunk:
                         break
                 else:
-                    if self._base + len(chunk) < self._limit:
-                        run_list.append(chunk)
-                        self._run_parts.append(chunk)
-                        self._base += len(chunk)
+                    after = self._base + len(chunk)   # (the offset after the chunk)
+                    if self._base < after < self._limit:   # (an empty chunk: `_feed`)
+                        run_list.append(chunk)   # (and to the block's text: `_leave_run`)
+                        self._base = after
                         streaming = self._streaming
                         if streaming is None:
                             return []
-                        return streaming.piece(run_list)
+                        stream = streaming.quick
+                        if stream is None or "&" in chunk:
+                            return streaming.piece(run_list)
+                        # 3b. More text of a string value streaming, in its body (no `&`
+                        # waits: `Argument.quick`): `EdgedStream.fast`, inlined.
+                        chunk = stream.pending + chunk   # (blanks, or nothing)
+                        stream.pending = ""
+                        if chunk[-1].isspace():   # (its blank end waits)
+                            text = chunk.rstrip()
+                            stream.pending, chunk = chunk[len(text):], text
+                            if not chunk:
+                                return []
+                        delta = streaming.events.get(chunk) or streaming.event(chunk)
+                        streaming.sent.append(delta.text)
+                        return [delta]  # type: ignore[list-item]  # (as `_take` says)
             elif self._tail:
                 # 4. A tag arriving (`arriving.py`): a chunk that only extends it is taken.
-                verdict = self._steps(chunk)
-                if verdict == EXTENDS:
-                    return []
-                return self._feed(chunk, verdict)
+                return self._arriving_chunk(chunk)
         return self._feed(chunk)
 
+    def _arriving_chunk(self, chunk: str) -> list[Event]:
+        """`feed`'s path 4 (nothing kept, no run, a tail)."""
+        verdict = self._arriving.extends(self._tail, chunk, self._limit - self._base)
+        if verdict == EXTENDS:
+            self._tail += chunk
+            return []
+        return self._feed(chunk, verdict)
+
     def _gated(self, chunk: str, keeping: Keeping) -> list[Event]:
-        """Chunks are kept, nothing is arriving, and `chunk` holds a gate (and fits
-        before the limit): lex the kept text up to the chunk's last gate. What follows
+        """Chunks are kept, nothing is arriving, and `chunk` holds a gate: when it fits
+        before the limit, lex the kept text up to the chunk's last gate. What follows
         that gate holds none, so it is kept in turn, unlexed, while the block goes on;
         once the block has ended, it runs the modes with the rest of the text."""
+        if len(chunk) >= keeping.room or len(chunk) > WINDOW:
+            return self._feed(chunk)
         text, rest = keeping.cut(chunk)
         self._keeping = None
         pos, waiting = self._lex(text, 0, self._base, False)
@@ -268,50 +281,13 @@ class Engine:
             kept_now.keep(rest)   # (after the tail, which it now holds)
         return [] if capture is None or capture.progress is None else self._take()
 
-    def _windows(self, chunk: str) -> list[Event]:
-        """A long chunk, as windows of at most `WINDOW` characters (SPEC G2: same events)."""
-        events: list[Event] = []
-        for at in range(0, len(chunk), WINDOW):
-            events += self.feed(chunk[at:at + WINDOW])
-        return events
-
-    def _steps(self, chunk: str) -> int | None:
-        """A tag is arriving: step its automaton over `chunk` (Arriving.step, inlined
-        for the hot path). EXTENDS (the chunk only extends it: taken), DEAD or DECIDE;
-        None when this path cannot tell (no automaton, or a size limit)."""
-        arriving = self._arriving
-        dfa = arriving.dfa
-        if dfa is None:
-            return None
-        size = len(self._tail) + len(chunk)
-        if size >= MAX_ATOM or size >= self._limit - self._base:
-            return None
-        state = arriving.state
-        exits = dfa.loops[state]
-        if exits is not None:
-            for char in exits:
-                if char in chunk:
-                    break
-            else:
-                self._tail += chunk
-                return EXTENDS
-        table, default, final = dfa.table, dfa.default, dfa.final
-        for char in chunk:
-            state = table[state].get(char, default[state])
-            if state < 0:
-                return DEAD
-            if final[state]:
-                return DECIDE
-        arriving.state = state
-        self._tail += chunk
-        return EXTENDS
-
     def close(self) -> list[Event]:
         """`StreamParser.close`."""
         if self._mode is Mode.CLOSED:
             raise StreamClosedError("close() called twice")
         self._plain = ""
         self._unkeep()
+        self._leave_run()
         self._process(self._tail, final=True)
         if self._span is not None:  # the end of the stream ends a failed span
             self._span.finish(self._output)
@@ -323,14 +299,15 @@ class Engine:
     # ---- the loop ----------------------------------------------------------------------
 
     def _feed(self, chunk: object, verdict: int | None = None) -> list[Event]:
-        """`feed` beyond its fast paths; `verdict`: what `_steps` found of the chunk
+        """`feed` beyond its fast paths; `verdict`: what `Arriving.extends` found of the chunk
         after the arriving tail, when it could tell."""
         if type(chunk) is not str or self._mode is _CLOSED:
             chunk = checked_chunk(chunk, closed=self._mode is _CLOSED)
         self._unkeep()
         if len(chunk) > WINDOW:
-            return self._windows(chunk)
-        self._run_list = None
+            return windows(self.feed, chunk)
+        if self._run_list is not None:
+            self._leave_run()
         if not self._tail and chunk:
             capture = self._capture
             if capture is not None:
@@ -433,10 +410,11 @@ class Engine:
             self._run_list = capture.run_list
             self._run_stops = capture.run_stops
             self._run_parts = capture.parts
+            self._run_from = len(capture.run_list)
             # (Its pieces go straight out: only a block outside code, nothing held.)
-            self._streaming = (progress if progress is not None and capture.ticket < 0
-                               and not self._output.waiting
-                               and progress.follows(capture.run_list) else None)
+            self._streaming = (progress.follows(capture.run_list)
+                               if progress is not None and capture.ticket < 0
+                               and not self._output.waiting else None)
 
     def _keep_quiet(self, capture: Capture) -> Keeping | None:
         """Start keeping chunks unlexed when nothing can go out before a gate
@@ -461,8 +439,21 @@ class Engine:
         # A short atom still arriving (`]]>` waiting for its lookahead) is kept too,
         # and lexed again from its start at the next gate.
         self._tail = ""
-        keeping = self._keeping = Keeping(tail, gates, closers, room)
+        keeping = self._keeping = capture.kept = kept(capture.kept, tail, gates, closers, room)
         return keeping
+
+    def _leave_run(self) -> None:
+        """`feed`'s fast path 3 ends: the chunks it appended to the run join the block's
+        text, and the pieces it gave out itself are read (`Argument.caught_up`)."""
+        run_list = self._run_list
+        if run_list is not None:
+            self._run_list = None
+            if len(run_list) > self._run_from:
+                self._run_parts += run_list[self._run_from:]
+        streaming = self._streaming
+        if streaming is not None:
+            self._streaming = None
+            streaming.caught_up()
 
     def _unkeep(self) -> None:
         """The text kept becomes the tail, to be lexed from its start."""

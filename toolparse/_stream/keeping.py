@@ -25,7 +25,7 @@ from typing import Final
 from toolparse._dialect.gates import HEAD, Closers
 from toolparse._dialect.lexer import MAX_ATOM
 
-__all__ = ["KEPT_TAIL", "Keeping"]
+__all__ = ["KEPT_TAIL", "Keeping", "kept"]
 
 KEPT_TAIL: Final = 8
 """The longest atom still arriving that chunks are kept after. Each gate lexes it again
@@ -38,9 +38,11 @@ class Keeping:
     """The chunks kept since a call's quiet stretch began, and what ends it."""
 
     __slots__ = ("chunks", "gates", "gate", "room", "closers", "counts", "may_begin",
-                 "closer_char", "lt_piece", "lt_room")
+                 "closer_char", "lt_piece", "lt_room", "source")
 
     def __init__(self, tail: str, gates: str, closers: Closers | None, room: int) -> None:
+        self.source = closers
+        """The closers it was made for (`restart`)."""
         self.chunks: list[str] = [tail] if tail else []
         """The chunks kept (a short atom still arriving first, lexed again from its
         start at the next gate)."""
@@ -64,6 +66,16 @@ class Keeping:
         """The last kept piece holding `closer_char` (-1: none), and `room` just after it
         was kept (`lt_room`): where a closing tag ending in the next chunk would begin."""
         self.lt_room = room
+
+    def restart(self, tail: str, room: int) -> Keeping:
+        """This keeping, over again from `tail` with `room` (its gates and closers
+        unchanged): with incremental events a block keeps and lexes at every event tag,
+        and a new keeping each time cost more than the rest of the round trip's
+        bookkeeping. The caller holds no other reference to it."""
+        self.chunks = [tail] if tail else []
+        self.room = self.lt_room = room
+        self.lt_piece = 0 if tail and self.closer_char and self.closer_char in tail else -1
+        return self
 
     def keep(self, chunk: str) -> None:
         """Keep `chunk` (it fits: the caller checked `room`; `Engine.feed` inlines
@@ -143,3 +155,12 @@ class Keeping:
 def _maybe(head: str) -> bool:
     """`Keeping.may_begin` without closers (never asked: `closes` answers first)."""
     return True
+
+
+def kept(spare: Keeping | None, tail: str, gates: str, closers: Closers | None,
+         room: int) -> Keeping:
+    """A keeping from `tail` (`Keeping`'s arguments): `spare`, a block's last one, again
+    when it was made for the same gates and closers."""
+    if spare is not None and spare.gates is gates and spare.source is closers:
+        return spare.restart(tail, room)
+    return Keeping(tail, gates, closers, room)

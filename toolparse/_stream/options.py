@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from toolparse._dialect import Dialect
 from toolparse._errors import ChunkTypeError, ConfigError, ConfigTypeError, StreamClosedError
+from toolparse._events import Event
 from toolparse._reasoning import ReasoningFormat, Regions, reasoning_formats, resolve_format
 
-__all__ = ["check_max_capture", "checked_chunk", "checked_ids", "regions_for"]
+__all__ = ["WINDOW", "check_max_capture", "checked_chunk", "checked_ids", "regions_for",
+           "windows"]
+
+WINDOW: Final = 1 << 16
+"""A chunk longer than this is read a window at a time (`windows`). A decision
+that sends text back to be read again (UNDECIDED, CHOOSING) takes the rest of the text
+it was given with it, so one long chunk holding many such blocks (a whole transcript
+given to `parse()`) would be copied once per block: quadratic. Read by windows, each
+copy is at most a window and the whole is linear (SPEC G6). Above `MAX_ATOM`, so a
+chunk this long never took `Engine.feed`'s arriving-tag fast path."""
+
+
+def windows(feed: Callable[[str], list[Event]], chunk: str) -> list[Event]:
+    """A long chunk given to `feed` (the engine's), as windows of at most `WINDOW`
+    characters (SPEC G2: the same events)."""
+    events: list[Event] = []
+    for at in range(0, len(chunk), WINDOW):
+        events += feed(chunk[at:at + WINDOW])
+    return events
 
 def check_max_capture(max_capture: object) -> None:
     if isinstance(max_capture, bool) or not isinstance(max_capture, int):

@@ -34,9 +34,11 @@ calls of a block found in code (whose events are dropped) leave no gap.
 Cost. Between its tags nothing of a call can go out unless a value streams, so the
 engine keeps chunks unlexed until a tag that can make an event (`gates`: the event
 gates of `gates.py`), and a chunk of a value that streams is appended to the value and
-made into its piece in one call (`piece`). Per argument, its member's JSON (which the
-call's `arguments_json` then reuses); per call, at the end of its block, its own text
-(`finish`, set in place on the call built here and not yet given out).
+made into its piece by `Engine.feed` itself in the common case (more text in the value's
+body: `Argument.quick`), else in one call (`Argument.piece`). Per argument, its
+member's JSON (which the call's `arguments_json` then reuses); per call, at the end of
+its block, its own text (`finish`, set in place on the call built here and not yet
+given out).
 """
 
 from __future__ import annotations
@@ -55,11 +57,11 @@ from toolparse._dialect.gates import CALL_RULES, EVENT_RULES, Closers
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.roles import own_name
 from toolparse._dialect.table import Driver, Tag
-from toolparse._dialect.value_stream import ValueStream
+from toolparse._dialect.value_stream import EdgedStream, ValueStream
 from toolparse._dialect.values import Cdata
 from toolparse._events import DIVERGED, ArgumentsDelta, BlockFailure, ToolCall
 
-__all__ = ["Aborted", "Call", "CallProgress", "Delta", "Started", "make_delta"]
+__all__ = ["Aborted", "Argument", "Call", "CallProgress", "Delta", "Started", "make_delta"]
 
 
 class Call:
@@ -95,7 +97,7 @@ class Call:
         """Their `"key":value` texts, as the arguments JSON holds them."""
         self.sent: list[str] = []
         """The arguments text that went out, in pieces."""
-        self.param: _Param | None = None
+        self.param: Argument | None = None
         """The argument being written, when it streams."""
         self.index = -1
         """Set by Output when the CallStarted goes out."""
@@ -110,13 +112,13 @@ class Call:
         self.verbatim: dict[str, ArgumentsDelta] = {}
 
 
-class _Param:
+class Argument:
     """An argument being written: where its value stands on the parser's stack and how
     much of it went out."""
 
     __slots__ = ("head", "stream", "escape", "sent_from", "main", "main_done", "open",
                  "open_done", "cdata_sent", "events", "sent", "fast", "fast_cdata", "text",
-                 "cdata", "call")
+                 "cdata", "call", "quick")
 
     def __init__(self, head: Any, stream: ValueStream | None, escape: bool = True,
                  call: Call | None = None) -> None:
@@ -149,10 +151,66 @@ class _Param:
         their text (`Call.escaped` or `Call.verbatim`, as it escapes or not)."""
         self.events: dict[str, ArgumentsDelta] = (
             {} if call is None else call.escaped if escape else call.verbatim)
+        self.quick: EdgedStream | None = None
+        """Its stream, while `Engine.feed` may take the chunks of the run `follows`
+        found itself (that run is the value's text, and the stream is in its body:
+        `EdgedStream.fast`, inlined there); else None (`piece`)."""
+
+    def piece(self, run: list[Any]) -> list[Any]:
+        """The engine appended a chunk to `run` (`CallProgress.follows` found it, and
+        the block is outside code for certain, nothing held): its piece of the
+        arguments, as the events to give out now (an `ArgumentsDelta`, or none while
+        the chunk's characters are not certain). The common case of a text chunk in the
+        value's body is `Engine.feed`'s (`quick`); this is the rest: the stream's
+        common case is one bound call (`fast`), and a piece seen before in the call
+        reuses its event. (Every chunk appended since the last `look` has had its
+        piece: `main_done` counts them all.)"""
+        chunk = run[-1]
+        if run is self.main:
+            self.main_done = len(run)
+            if not chunk:
+                return []
+            out = self.fast(chunk)
+            if out is None:
+                out = self.text(chunk)
+            self.quick = _quick(self.stream)
+        else:
+            self.open_done = len(run)
+            self.cdata_sent += len(chunk)
+            out = self.fast_cdata(chunk)
+            if out is None:
+                out = self.cdata(chunk)
+        if not out:
+            return []
+        event = self.events.get(out)
+        if event is None:
+            event = self.event(out)
+        self.sent.append(event.text)
+        return [event]
+
+    def event(self, out: str) -> ArgumentsDelta:
+        """The event of a piece `out` (before escaping) not seen before in its call,
+        kept for its next time. (`make_delta`, inlined: at 4-char chunks of code, about
+        half the pieces are new to their call.)"""
+        events = self.events
+        if len(events) >= _EVENTS_KEPT:
+            events.clear()
+        event = events[out] = _new(ArgumentsDelta)
+        _set_delta_index(event, self.call.index)
+        _set_delta_text(event, encode_basestring(out)[1:-1]
+                        if self.escape and _ESCAPED.search(out) is not None else out)
+        return event
+
+    def caught_up(self) -> None:
+        """The engine leaves the run it took chunks of (`quick`): every piece of it went
+        out, so `CallProgress.look` reads on after them."""
+        main = self.main
+        if self.quick is not None and main is not None:
+            self.main_done = len(main)
 
 
 _NO_CALL: Final = Call(None)
-"""The call of an argument that does not stream (`_Param.call`)."""
+"""The call of an argument that does not stream (`Argument.call`)."""
 
 _SILENT: Final = ValueStream()
 """The stream whose methods an argument that does not stream holds (never asked)."""
@@ -190,7 +248,7 @@ class CallProgress:
 
     __slots__ = ("grammar", "policy", "checked", "new_id", "block_start", "calls", "open",
                  "current", "events", "param_starts", "json_starts", "json_chars", "guess", "held",
-                 "event_gates", "live", "heads")
+                 "event_gates", "heads")
 
     def __init__(self, grammar: Grammar, *, policy: CallPolicy | None,
                  new_id: Callable[[], str], block_start: int, held: bool = False) -> None:
@@ -225,8 +283,6 @@ class CallProgress:
         """The first terminals of an argument (or of a JSON body)."""
         self.json_chars = _first_chars(grammar, roles.json_starts)
         self.guess = grammar.header.typing.guesses
-        self.live = _NO_PARAM
-        """The argument whose value streams, as `follows` last found it (`piece`)."""
 
     # ---- what the capture and the builders say -------------------------------------------
 
@@ -393,63 +449,26 @@ class CallProgress:
             return None
         return gates + self.json_chars, None
 
-    def follows(self, run: list[Any]) -> bool:
-        """Whether pieces appended to `run` (the list a value's text goes to, right after
-        a `look`) are the text of the value being streamed: then `more` streams them."""
+    def follows(self, run: list[Any]) -> Argument | None:
+        """The argument being streamed, when pieces appended to `run` (the list a
+        value's text goes to, right after a `look`) are its value's text: then its
+        `piece` streams them (or `Engine.feed`, while it is `quick`); else None."""
         call = self.current
         if call is None or not call.started or call.broken or self.checked:
-            return False
+            return None
         param = call.param
         if param is not None and param.stream is not None and (
                 run is param.main or run is param.open):
-            self.live = param
-            return True
-        return False
+            param.quick = _quick(param.stream) if run is param.main else None
+            return param
+        return None
 
-    def piece(self, run: list[Any]) -> list[Any]:
-        """The engine appended a chunk to `run` (`follows(run)` was True, and the
-        block is outside code for certain, nothing held): its piece of the arguments,
-        as the events to give out now (an `ArgumentsDelta`, or none while the chunk's
-        characters are not certain). The hot path of a value that streams: the
-        argument is the one `follows` found (`live`), its stream's common case is one
-        bound call (`fast`), and a piece seen before in the call reuses its event."""
-        param = self.live
-        chunk = run[-1]
-        if run is param.main:
-            param.main_done = len(run)
-            if not chunk:
-                return []
-            out = param.fast(chunk)
-            if out is None:
-                out = param.text(chunk)
-        else:
-            param.open_done = len(run)
-            param.cdata_sent += len(chunk)
-            out = param.fast_cdata(chunk)
-            if out is None:
-                out = param.cdata(chunk)
-        if not out:
-            return []
-        events = param.events
-        event = events.get(out)
-        if event is None:
-            # (`make_delta`, inlined: at 4-char chunks of code, about half the pieces
-            # are new to their call.)
-            if len(events) >= _EVENTS_KEPT:
-                events.clear()
-            event = events[out] = _new(ArgumentsDelta)
-            _set_delta_index(event, param.call.index)
-            _set_delta_text(event, encode_basestring(out)[1:-1]
-                            if param.escape and _ESCAPED.search(out) is not None else out)
-        param.sent.append(event.text)
-        return [event]
-
-    def _begin(self, call: Call, values: list[Any], head: int) -> _Param | None:
+    def _begin(self, call: Call, values: list[Any], head: int) -> Argument | None:
         tag = values[head]
         if tag.term in self.json_starts:
             if call.arguments or tag.text != "{":
-                return _Param(tag, None)  # an array (rejected) or after arguments
-            param = _Param(tag, self.grammar.build.body.stream(), False, call)
+                return Argument(tag, None)  # an array (rejected) or after arguments
+            param = Argument(tag, self.grammar.build.body.stream(), False, call)
             param.sent_from = len(call.sent)
             self._stream(call, param, param.stream.text(tag.text) if param.stream else "")
             return param
@@ -463,13 +482,13 @@ class CallProgress:
         if not (string_attr is True or self.grammar.header.typing.schema_types) \
                 or self.grammar.build.members:
             # A value that may turn out to be members (not a string) goes out whole.
-            return _Param(tag, None)
-        param = _Param(tag, self.grammar.build.values.stream(), True, call)
+            return Argument(tag, None)
+        param = Argument(tag, self.grammar.build.values.stream(), True, call)
         param.sent_from = len(call.sent)
         self._send(call, ("," if call.arguments else "{") + encode_basestring(key) + ':"')
         return param
 
-    def _read(self, call: Call, param: _Param, values: list[Any], head: int) -> None:
+    def _read(self, call: Call, param: Argument, values: list[Any], head: int) -> None:
         """Give the stream the value's pieces that arrived since the last look."""
         stream = param.stream
         assert stream is not None
@@ -509,7 +528,7 @@ class CallProgress:
                 break  # a nested section still open: its text goes out when it closes
         self._stream(call, param, "".join(out))
 
-    def _stream(self, call: Call, param: _Param, text: str) -> None:
+    def _stream(self, call: Call, param: Argument, text: str) -> None:
         if text:
             self._send(call, encode_basestring(text)[1:-1] if param.escape else text)
 
@@ -611,8 +630,12 @@ def _hooked(grammar: Grammar) -> tuple[tuple[int, str], ...]:
     return tuple(found)
 
 
-_NO_PARAM: Final = _Param(None, None)
-"""`CallProgress.live` before any argument streams."""
+def _quick(stream: ValueStream | None) -> EdgedStream | None:
+    """`Argument.quick` for a value's text: its stream when in the body of a value
+    read by edges, and no `&` waits (the start of an entity, `EdgedStream.fast`)."""
+    return (stream if isinstance(stream, EdgedStream) and stream.body
+            and "&" not in stream.pending else None)
+
 
 _ESCAPED: Final = re.compile(r'["\\\x00-\x1f]')
 """A character `json.dumps` escapes (with `ensure_ascii=False`): a piece without one
