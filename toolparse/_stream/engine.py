@@ -110,7 +110,8 @@ class Engine:
     __slots__ = (
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
-        "_opener_char", "_opener_other", "_opener_third", "_one_opener", "_new_id",
+        "_opener_char", "_opener_other", "_opener_third", "_opener_fourth", "_one_opener",
+        "_new_id",
         "_grammar", "_run_list", "_run_stops", "_run_parts", "_incremental", "_scanner",
         "_contest", "_streaming", "_keeping", "_thinking",
     )
@@ -151,9 +152,8 @@ class Engine:
         """Stream offset where the open capture must end (no capture: far away)."""
         self._arriving = Arriving()
         self._run_list: list[Any] | None = None
-        """Inside a value: the list a chunk that only continues its run is appended to
-        (with `_run_stops`, the characters that end the run, and `_run_parts`, the
-        block's text); None otherwise."""
+        """Inside a value: the list a chunk that only continues its run is appended to (with
+        `_run_stops`, what ends the run, and `_run_parts`, the block's text); else None."""
         self._run_stops = ""
         self._run_parts: list[str] = []
         self._streaming: CallProgress | None = None
@@ -162,13 +162,12 @@ class Engine:
         self._keeping: Keeping | None = None
         """Inside a started call, when no chunk without a gate can change what goes
         out (`_keep_quiet`, `keeping.py`): the chunks kept since, unlexed; else None."""
-        (self._opener_char, self._opener_other, self._opener_third,
+        (self._opener_char, self._opener_other, self._opener_third, self._opener_fourth,
          self._one_opener) = self._scanner.plain_chars
         self._plain = self._opener_char if self._mode is Mode.SCAN else ""
-        """The first of the (up to three) characters the fast path tests with `in`, while it
-        applies (SCAN, nothing arriving, nothing held; `_quiet()` says the same for any
-        dialect); else "", which is in every chunk, so that one `in` test says all. Blocks
-        that start with more characters are searched at once (`start_search`, in _feed)."""
+        """The first of the (up to four) characters the fast path tests with `in`, while it
+        applies (SCAN, nothing arriving or held: `_quiet()`); else "", which is in every
+        chunk, so one `in` test says all. More are searched at once (`start_search`)."""
 
     # ---- what StreamParser hands over -------------------------------------------------
 
@@ -184,7 +183,8 @@ class Engine:
         argument check. Four fast paths, each a named guard, before the mode loop:"""
         if type(chunk) is str:
             if self._plain not in chunk and (self._one_opener or (
-                    self._opener_other not in chunk and self._opener_third not in chunk)):
+                    self._opener_other not in chunk and self._opener_third not in chunk
+                    and self._opener_fourth not in chunk)):
                 # 1. Plain text (SCAN, nothing arriving, nothing held, no block-start
                 # character): one test, one append, one event.
                 if not chunk:
@@ -384,7 +384,7 @@ class Engine:
         """The end of a feed: run the modes over `text` (the tail and what is left of
         the chunk) and take the events made certain."""
         self._process(text, final=False)
-        (self._opener_char, self._opener_other, self._opener_third,
+        (self._opener_char, self._opener_other, self._opener_third, self._opener_fourth,
          self._one_opener) = self._scanner.plain_chars
         self._plain = (self._opener_char if self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting else "")
