@@ -244,10 +244,13 @@ def arriving_at_end(scanner: Scanner, arriving: Arriving, text: str, chunk_at: i
     dead one that can), within `room` characters of the limit; else -1. Sets the
     arriving state (`feed`'s path for a chunk that ends in `<`)."""
     dfa = scanner.starts.dfa
-    char = scanner.opener_char
-    if dfa is None or not char:
+    if dfa is None or scanner.anchors is not None:   # (anchored: scan() decides)
         return -1
-    at = text.rfind(char, chunk_at)
+    char = scanner.opener_char
+    # With one opener character, its last place; with several (`auto`), the first place
+    # one can begin (`f` of `fu`, or an `f` at the end), which must then be arriving:
+    # scan() would hold there too, as no block start can be complete before it.
+    at = text.rfind(char, chunk_at) if char else first
     if at < 0 or len(text) - at >= min(MAX_ATOM, room - at):
         return -1
     # Every other position: no block-start character followed by one that can come
