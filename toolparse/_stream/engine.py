@@ -182,11 +182,13 @@ class Engine:
         refused with a `ChunkTypeError` (`checked_chunk`), never by the compiled build's own
         argument check. Four fast paths, each a named guard, before the mode loop:"""
         if type(chunk) is str:
-            if self._plain not in chunk and (self._one_opener or (
+            plain = self._plain
+            if plain not in chunk and (self._one_opener or (
                     self._opener_other not in chunk and self._opener_third not in chunk
-                    and self._opener_fourth not in chunk)):
-                # 1. Plain text (SCAN, nothing arriving, nothing held, no block-start
-                # character): one test, one append, one event.
+                    and self._opener_fourth not in chunk)) or (
+                    plain and self._scanner.start_search(chunk, 0) is None):
+                # 1. Plain text (SCAN, nothing arriving or held; no block-start character,
+                # or none that a block can go on from): one test, one append, one event.
                 if not chunk:
                     return []
                 self._base += len(chunk)
@@ -199,9 +201,8 @@ class Engine:
                 return [event]
             keeping = self._keeping
             if keeping is not None:
-                # 2. Inside a started call (keeping.py): a chunk without a gate, or whose
-                # gates end no closing tag (`</parameter>`), changes nothing that goes
-                # out, and is kept to be lexed with the chunk that may end one.
+                # 2. Inside a started call (keeping.py): a chunk with no gate, or none that
+                # ends a closing tag (`</parameter>`), changes nothing that goes out: kept.
                 gate = keeping.gate
                 if (gate not in chunk or (not gate and keeping.gateless(chunk))
                         or (len(chunk) <= WINDOW and not keeping.closes(chunk))):
@@ -242,10 +243,9 @@ class Engine:
         return self._feed(chunk)
 
     def _gated(self, chunk: str, keeping: Keeping) -> list[Event]:
-        """Chunks are kept, nothing is arriving, and `chunk` holds a gate (and fits
-        before the limit): lex the kept text up to the chunk's last gate. What follows
-        that gate holds none, so it is kept in turn, unlexed, while the block goes on;
-        once the block has ended, it runs the modes with the rest of the text."""
+        """Chunks are kept, nothing is arriving, `chunk` holds a gate (and fits before the
+        limit): lex the kept text up to its last gate. What follows holds none: kept in
+        turn, unlexed, while the block goes on; once it has ended, it runs the modes."""
         text, rest = keeping.cut(chunk)
         self._keeping = None
         pos, waiting = self._lex(text, 0, self._base, False)
