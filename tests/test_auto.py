@@ -261,3 +261,51 @@ def test_a_tag_one_dialect_writes_and_another_only_accepts_is_read_once() -> Non
     assert [(c.name, c.arguments) for c in toolparse.parse(text, "auto").calls] == \
         [(c.name, c.arguments) for c in toolparse.parse(text, "qwen3_coder").calls] == \
         [("f", {"a": "1"})]
+
+
+@pytest.mark.parametrize("text", [
+    "]<｜tool▁calls▁begin｜>",        # MiniMax-M3's `]<` then DeepSeek V3's `<｜`
+    "f<function_call>{",              # Phi-4-mini's `f` then Granite's `<f`
+    "[<tool_call>",                   # Mistral's `[` then a tag
+])
+def test_a_block_start_right_after_another_start_character_is_found(text: str) -> None:
+    # Where a start character that opens nothing (`]` before `<`) is followed by one
+    # that does, each cut of the text reads the same: the second is not skipped.
+    whole = events([text], "auto")
+    assert whole[-1].get("failure") == "truncated", whole
+    for cut in range(1, len(text)):
+        assert events([text[:cut], text[cut:]], "auto") == whole, cut
+
+
+def test_auto_keeps_prose_on_the_plain_path() -> None:
+    # Prose under auto (start characters `<`, `[`, `]`, `f`): a chunk whose start
+    # characters no opener goes on from (`of`, `[a`, `a]`) goes out at once; one
+    # that ends where a block start may be arriving (`... f`) waits for the next.
+    parser = toolparse.StreamParser("auto")
+    parser.feed("Hello. ")
+    for chunk in ("of the", " [a] b", "c > d"):
+        (event,) = parser.feed(chunk)
+        assert event.text == chunk
+    assert parser.feed("tail f") == [Text("tail ", raw="tail ")]
+    assert [e.text for e in parser.feed("ull") + parser.close()] == ["full"]
+
+
+def test_gemma4_and_granite_openers_have_an_automaton() -> None:
+    # A call tag that ends in a lookahead for `{` (SPEC 5.3) is stepped while it arrives
+    # with the `{` read as a character, not re-matched at every chunk.
+    from toolparse._syntax.regexp import lookahead_consumed
+
+    assert lookahead_consumed(r"<f>call:(?P<n>\w+)(?=\{)") == r"<f>call:(?P<n>\w+)(?:\{)"
+    for unchanged in (r"a(?!b)", r"a(?=b)|c", r"a[(?=]", r"a\(?=b\)", r"(?=a)b"):
+        assert lookahead_consumed(unchanged) == unchanged
+    for dialect in ("gemma4", "granite", "auto"):
+        dfa = toolparse.StreamParser(dialect)._engine._scanner.starts.dfa
+        assert dfa is not None, dialect
+    text = "<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>}<tool_call|>"
+    whole = toolparse.parse(text, "gemma4").calls
+    assert [c.name for c in whole] == ["get_weather"]
+    for cut in range(1, len(text)):
+        parser = toolparse.StreamParser("gemma4")
+        got = parser.feed(text[:cut]) + parser.feed(text[cut:]) + parser.close()
+        assert [c.name for e in got if isinstance(e, ToolCallBlock) for c in e.calls] == \
+            ["get_weather"], cut

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from toolparse._dialect.lexer import StateLexer, TerminalSpec, plain_pattern
 from toolparse._syntax.dfa import DFA, dfa_for
-from toolparse._syntax.regexp import leading_literal, partial_pattern, second_chars
+from toolparse._syntax.regexp import (
+    leading_literal, lookahead_consumed, partial_pattern, second_chars)
 
 if TYPE_CHECKING:
     import regex
@@ -29,11 +30,32 @@ def _second_chars(openers: tuple[TerminalSpec, ...]) -> dict[str, set[str]] | No
     when some opener's second character is not known."""
     table: dict[str, set[str]] = {}
     for spec in openers:
-        found = second_chars(plain_pattern(spec))
-        if found is None:
+        pattern = plain_pattern(spec)
+        found = second_chars(pattern)
+        pairs = {found[0]: found[1]} if found is not None else _automaton_pairs(pattern)
+        if pairs is None:
             return None
-        table.setdefault(found[0], set()).update(found[1])
+        for first, seconds in pairs.items():
+            table.setdefault(first, set()).update(seconds)
     return table
+
+
+def _automaton_pairs(pattern: str) -> dict[str, frozenset[str]] | None:
+    """First character -> the characters that can follow it, read off the pattern's
+    automaton, for an opener that starts with no one literal (gpt-oss's optional
+    `<|start|>assistant` before `<|channel|>`); None when it has none, or when some first
+    or second character is any character but a few."""
+    dfa = dfa_for(pattern)
+    if dfa is None or dfa.default[dfa.initial] >= 0:
+        return None
+    pairs: dict[str, frozenset[str]] = {}
+    for first, state in dfa.table[dfa.initial].items():
+        if state < 0:
+            continue
+        if dfa.default[state] >= 0 or dfa.final[state]:
+            return None
+        pairs[first] = frozenset(c for c, after in dfa.table[state].items() if after >= 0)
+    return pairs
 
 
 def _char_class(chars: set[str]) -> str:
@@ -62,7 +84,9 @@ def starts_pattern(openers: tuple[TerminalSpec, ...], firsts: set[str]) -> str:
     table = _second_chars(openers)
     if not table:
         return _char_class(firsts)
-    return "|".join(re.escape(first) + "(?:" + _char_class(rest) + r"|\Z)"
+    # The second character is looked at, not taken: a match is one character wide, so
+    # that finditer also finds a start right after another (`]<` then `<｜`).
+    return "|".join(re.escape(first) + "(?=" + _char_class(rest) + r"|\Z)"
                     for first, rest in table.items())
 
 
@@ -104,8 +128,10 @@ class BlockStarts:
 
     @functools.cached_property
     def dfa(self) -> DFA | None:
-        """The openers' automaton, for stepping a tag that is arriving."""
-        return dfa_for("|".join(f"(?:{plain_pattern(spec)})" for spec in self.openers))
+        """The openers' automaton, for stepping a tag that is arriving (an opener that
+        ends in a lookahead, Gemma 4's `call:NAME(?=\\{)`, with it read as characters)."""
+        return dfa_for("|".join(f"(?:{lookahead_consumed(plain_pattern(spec))})"
+                                for spec in self.openers))
 
     @functools.cached_property
     def probe(self) -> regex.Pattern[str]:

@@ -103,9 +103,9 @@ class Engine:
     __slots__ = (
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
-        "_opener_char", "_opener_other", "_opener_third", "_one_opener", "_new_id",
-        "_grammar", "_run_list", "_run_stops", "_run_parts", "_run_from", "_incremental",
-        "_scanner",
+        "_opener_char", "_opener_other", "_opener_third", "_opener_fourth", "_one_opener",
+        "_new_id", "_grammar", "_run_list", "_run_stops", "_run_parts", "_run_from",
+        "_incremental", "_scanner",
         "_contest", "_streaming", "_keeping", "_thinking",
     )
 
@@ -145,9 +145,8 @@ class Engine:
         """Stream offset where the open capture must end (no capture: far away)."""
         self._arriving = Arriving()
         self._run_list: list[Any] | None = None
-        """Inside a value: the list a chunk that only continues its run is appended to
-        (with `_run_stops`, the characters that end the run, and `_run_parts`, the
-        block's text); None otherwise."""
+        """Inside a value: the list a chunk that only continues its run is appended to (with
+        `_run_stops`, what ends the run, and `_run_parts`, the block's text); else None."""
         self._run_stops = ""
         self._run_parts: list[str] = []
         self._run_from = 0
@@ -159,13 +158,12 @@ class Engine:
         self._keeping: Keeping | None = None
         """Inside a started call, when no chunk without a gate can change what goes
         out (`_keep_quiet`, `keeping.py`): the chunks kept since, unlexed; else None."""
-        (self._opener_char, self._opener_other, self._opener_third,
+        (self._opener_char, self._opener_other, self._opener_third, self._opener_fourth,
          self._one_opener) = self._scanner.plain_chars
         self._plain = self._opener_char if self._mode is Mode.SCAN else ""
-        """The first of the (up to three) characters the fast path tests with `in`, while it
-        applies (SCAN, nothing arriving, nothing held; `_quiet()` says the same for any
-        dialect); else "", which is in every chunk, so that one `in` test says all. Blocks
-        that start with more characters are searched at once (`start_search`, in _feed)."""
+        """The first of the (up to four) characters the fast path tests with `in`, while it
+        applies (SCAN, nothing arriving or held: `_quiet()`); else "", which is in every
+        chunk, so one `in` test says all. More are searched at once (`start_search`)."""
 
     # ---- what StreamParser hands over -------------------------------------------------
 
@@ -181,9 +179,11 @@ class Engine:
         argument check. Four fast paths, each a named guard, before the mode loop:"""
         if type(chunk) is str:
             if self._plain not in chunk and (self._one_opener or (
-                    self._opener_other not in chunk and self._opener_third not in chunk)):
-                # 1. Plain text (SCAN, nothing arriving, nothing held, no block-start
-                # character): one test, one append, one event.
+                    self._opener_other not in chunk and self._opener_third not in chunk
+                    and self._opener_fourth not in chunk)) or (
+                    self._plain and self._scanner.start_search(chunk, 0) is None):
+                # 1. Plain text (SCAN, nothing arriving or held; no block-start character,
+                # or none that a block can go on from): one test, one append, one event.
                 if not chunk:
                     return []
                 self._base += len(chunk)
@@ -197,8 +197,7 @@ class Engine:
                 # gates end no closing tag (`</parameter>`), changes nothing that goes
                 # out, and is kept to be lexed with the chunk that may end one.
                 # (Few locals: each one costs every call of `feed` its frame's set-up.)
-                if (keeping.gate not in chunk or (not keeping.gate and keeping.gateless(chunk))
-                        or (len(chunk) <= WINDOW and not keeping.closes(chunk))):
+                if keeping.gate not in chunk or keeping.quiet(chunk):
                     after = keeping.room - len(chunk)   # (the room after the chunk)
                     if after > 0:
                         if chunk:   # (Keeping.keep, inlined; an empty chunk is not kept)
@@ -361,7 +360,7 @@ class Engine:
         """The end of a feed: run the modes over `text` (the tail and what is left of
         the chunk) and take the events made certain."""
         self._process(text, final=False)
-        (self._opener_char, self._opener_other, self._opener_third,
+        (self._opener_char, self._opener_other, self._opener_third, self._opener_fourth,
          self._one_opener) = self._scanner.plain_chars
         self._plain = (self._opener_char if self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting else "")

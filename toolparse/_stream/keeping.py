@@ -24,6 +24,7 @@ from typing import Final
 
 from toolparse._dialect.gates import HEAD, Closers
 from toolparse._dialect.lexer import MAX_ATOM
+from toolparse._stream.options import WINDOW
 
 __all__ = ["KEPT_TAIL", "Keeping", "kept"]
 
@@ -91,6 +92,13 @@ class Keeping:
         """The chunk just kept holds `closer_char`: a closing tag may begin there."""
         self.lt_piece = len(self.chunks) - 1
         self.lt_room = self.room
+
+    def quiet(self, chunk: str) -> bool:
+        """`feed`'s path 2 for a chunk that holds the gate, or when there is none: whether
+        it changes nothing that goes out all the same (it holds none of several gates, or,
+        no longer than a window, its gates end no closing tag)."""
+        return ((not self.gate and self.gateless(chunk))
+                or (len(chunk) <= WINDOW and not self.closes(chunk)))
 
     def gateless(self, chunk: str) -> bool:
         """Whether `chunk` holds none of several gates (`feed` tests one at once)."""

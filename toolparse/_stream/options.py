@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Final
 
@@ -78,6 +79,13 @@ def regions_for(dialect: Dialect, reasoning: object, in_reasoning: object) -> Re
                 f"reasoning={f.name!r} is a message protocol that only its own dialect reads "
                 f"(its headers are that dialect's syntax); the dialect {dialect.name!r} "
                 f"reads {dialect.reasoning!r} by default")
+    return _regions(dialect, tuple(formats))
+
+
+@functools.lru_cache(maxsize=64)
+def _regions(dialect: Dialect, formats: tuple[ReasoningFormat, ...]) -> Regions:
+    """Made once per dialect and formats: a parser is made per stream, `Regions` holds
+    no stream's state, and `dialect="auto"`'s thirteen sets of markers took 0.1 ms."""
     return Regions(formats, dialect._reasoning_enders())
 
 

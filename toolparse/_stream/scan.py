@@ -60,7 +60,7 @@ class Scanner:
     start_search: Callable[[str, int], Match[str] | None]
     start_finditer: Callable[[str, int, int], Iterator[Match[str]]]
     opener_char: str
-    plain_chars: tuple[str, str, str, bool]
+    plain_chars: tuple[str, str, str, str, bool]
     anchors: BlockStarts | None
 
     def __init__(self, starts: BlockStarts, anchors: BlockStarts | None = None) -> None:
@@ -69,7 +69,7 @@ class Scanner:
         """While the scanner is anchored (see the module's docstring): the openers that
         count only at the start of the answer; None once it is not (or never was)."""
         if anchors is not None:
-            self.opener_char, self.plain_chars = "", ("", "", "", False)
+            self.opener_char, self.plain_chars = "", ("", "", "", "", False)
             self.start_search = _EVERYWHERE.search
 
     def settle(self, starts: BlockStarts) -> None:
@@ -81,12 +81,13 @@ class Scanner:
         self.opener_char = chars if len(chars) == 1 else ""
         """The one character every block starts with, or "" when they start with
         several."""
-        self.plain_chars = ((chars[0], chars[len(chars) // 2], chars[-1], len(chars) == 1)
-                            if 1 <= len(chars) <= 3 else ("", "", "", False))
+        self.plain_chars = ((chars[0], chars[1 % len(chars)], chars[2 % len(chars)],
+                             chars[-1], len(chars) == 1)
+                            if 1 <= len(chars) <= 4 else ("", "", "", "", False))
         """The characters `feed`'s fast path tests with `in` (one repeated when every
-        block starts with one; `auto` has `<`, Mistral's `[` and Phi-4-mini's `f`), or ""
-        when blocks start with more than three; and whether there is only one (then the
-        fast path tests it alone)."""
+        block starts with one; `auto` has `<`, Mistral's and the pythonic list's `[`,
+        MiniMax-M3's `]` and Phi-4-mini's `f`), or "" when blocks start with more than
+        four; and whether there is only one (then the fast path tests it alone)."""
         self.lexer = starts.lexer
         self.find = starts.search.search
         self.start_search = starts.start_search.search
@@ -243,10 +244,13 @@ def arriving_at_end(scanner: Scanner, arriving: Arriving, text: str, chunk_at: i
     dead one that can), within `room` characters of the limit; else -1. Sets the
     arriving state (`feed`'s path for a chunk that ends in `<`)."""
     dfa = scanner.starts.dfa
-    char = scanner.opener_char
-    if dfa is None or not char:
+    if dfa is None or scanner.anchors is not None:   # (anchored: scan() decides)
         return -1
-    at = text.rfind(char, chunk_at)
+    char = scanner.opener_char
+    # With one opener character, its last place; with several (`auto`), the first place
+    # one can begin (`f` of `fu`, or an `f` at the end), which must then be arriving:
+    # scan() would hold there too, as no block start can be complete before it.
+    at = text.rfind(char, chunk_at) if char else first
     if at < 0 or len(text) - at >= min(MAX_ATOM, room - at):
         return -1
     # Every other position: no block-start character followed by one that can come

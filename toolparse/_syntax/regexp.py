@@ -166,6 +166,27 @@ def _has_top_level_bar(pattern: str) -> bool:
     return False
 
 
+def lookahead_consumed(pattern: str) -> str:
+    """`pattern` with a positive lookahead that ends it read as characters (`call:f(?=\\{)`
+    -> `call:f(?:\\{)`): its prefixes are exactly the texts that can still become a
+    match (what an arriving tag is stepped against), and an automaton can hold it. A
+    match of it is one of `pattern` and the characters looked at. `pattern` unchanged
+    when it ends in no such group (or is an alternation at its top level)."""
+    if not pattern.endswith(")") or _has_top_level_bar(pattern):
+        return pattern
+    depth, start = 0, -1
+    for i, char in _syntax_chars(pattern):
+        if char == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif char == ")":
+            depth -= 1
+    if start < 0 or not pattern.startswith("(?=", start):
+        return pattern
+    return pattern[:start] + "(?:" + pattern[start + 3:]
+
+
 def without_captures(pattern: str) -> str:
     """`pattern` with each capturing group made non-capturing (`(x)` -> `(?:x)`), which
     matches the same texts: where a group sits in a repeat (a tag's attributes), the
