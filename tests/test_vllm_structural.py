@@ -79,13 +79,15 @@ def test_random_walks_through_xgrammar_parse_to_valid_calls(dialect: str, mode: 
     done = calls = 0
     for _ in range(40):
         prefix = ""
-        if mode == "auto":  # prose, then a block's opening tag as a required walk writes it,
-            # up to where the grammar must go on with a block
+        if mode == "auto":  # prose, then a block's opening tag as a required walk writes it:
+            # to its first `>`, or as far as the grammar must go on with a block when that
+            # is further (Kimi K3's `<|open|>tools<|sep|>`: its first `>` is in the middle)
             block = ""
             while not block:
                 block = walk(required, rng) or ""
             prose = "Let me check that.\n"
-            prefix = prose + committed(grammar, prose, block)
+            opening = max(committed(grammar, prose, block), block[:block.find(">") + 1], key=len)
+            prefix = prose + opening
         text = walk(grammar, rng, eos=0.3, prefix=prefix)
         if text is None:
             continue
