@@ -279,27 +279,22 @@ def lookahead_tail(pattern: str, flags: Iterable[str] = ()) -> tuple[str, str] |
     ```` ```(?=\\s*<｜tool▁call▁end｜>) ````): the pattern before it and the lookahead's
     own pattern, both in Python syntax (named groups kept); None for any other
     pattern."""
-    letters = "".join(sorted(set(flags)))
-    parsed = _sre.parse(f"(?{letters}){pattern}" if letters else pattern)
-    items = list(parsed)
-    if not items or items[-1][0] is not _c.ASSERT or items[-1][1][0] != 1:
-        return None
-    flag = parsed.state.flags
-    writer = _Writer(SUB, "python", {}, parsed.state.groupdict)
-    writer.names = True
-    head = writer.sequence(items[:-1], flag)
-    tail = _Writer(SUPER, "python", {}, {}).sequence(items[-1][1][1], flag)
-    return None if head is None or tail is None else (head, tail)
+    return _lookahead_tail(pattern, flags, _c.ASSERT)
 
 
 def negative_tail(pattern: str, flags: Iterable[str] = ()) -> tuple[str, str] | None:
     """For a pattern that ends in a negative lookahead (python.lark's `=(?!=)`): the
     pattern before it (its named groups kept) and the lookahead's own pattern, both in
     Python syntax; None for any other pattern."""
+    return _lookahead_tail(pattern, flags, _c.ASSERT_NOT)
+
+
+def _lookahead_tail(pattern: str, flags: Iterable[str], kind: Any) -> tuple[str, str] | None:
+    """`positive_tail` and `negative_tail`: a pattern ending in a lookahead of `kind`."""
     letters = "".join(sorted(set(flags)))
     parsed = _sre.parse(f"(?{letters}){pattern}" if letters else pattern)
     items = list(parsed)
-    if not items or items[-1][0] is not _c.ASSERT_NOT or items[-1][1][0] != 1:
+    if not items or items[-1][0] is not kind or items[-1][1][0] != 1:
         return None
     flag = parsed.state.flags
     writer = _Writer(SUB, "python", {}, parsed.state.groupdict)
