@@ -117,6 +117,35 @@ def test_the_tags_after_a_shared_tag_choose_the_dialect(text: str, dialect: str,
     assert (call.name, call.arguments) == (name, {"path": "a.md"})
 
 
+_DS_CALLS, _DS_CALL = "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"
+_DS_SEP, _DS_ENDS = "<｜tool▁sep｜>", "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+
+
+@pytest.mark.parametrize(("text", "dialect", "name"), [
+    # DeepSeek V3's call header, `function` and then the name, and V3.1's, the name
+    # alone: both open with the same two tokens.
+    (f'{_DS_CALLS}{_DS_CALL}function{_DS_SEP}read\n```json\n{{"path": "a.md"}}\n```{_DS_ENDS}',
+     "deepseek_v3", "read"),
+    (f'{_DS_CALLS}{_DS_CALL}read{_DS_SEP}{{"path": "a.md"}}{_DS_ENDS}', "deepseek_v31", "read"),
+    # A V3.1 tool named `function`: V3 reads the JSON as a name and fails after it.
+    (f'{_DS_CALLS}{_DS_CALL}function{_DS_SEP}{{"path": "a.md"}}{_DS_ENDS}', "deepseek_v31",
+     "function"),
+])
+@pytest.mark.parametrize("incremental", [False, True])
+def test_a_contested_block_reads_the_same_in_any_chunks(text: str, dialect: str, name: str,
+                                                        incremental: bool) -> None:
+    # While the grammars contend, each chunk is read by every one still reading (a long
+    # tag arriving is stepped on, not read again from its start) and held: one
+    # character at a time, in pieces of every size, the events are the chosen
+    # dialect's own, incremental ones too.
+    whole = events([text], dialect, incremental=incremental)
+    for size in (1, 2, 3, 5, 8, 13):
+        chunks = [text[i:i + size] for i in range(0, len(text), size)]
+        assert events(chunks, "auto", incremental=incremental) == whole, size
+    (call,) = toolparse.parse(text, "auto").calls
+    assert (call.name, call.arguments) == (name, {"path": "a.md"})
+
+
 @pytest.mark.parametrize(("text", "dialect"), [
     # Hermes reads furthest: its failure is the block's.
     ('<tool_call>\n{"name": "read", "arguments": {"path": "a.md"}\n</tool_call> after', "hermes"),

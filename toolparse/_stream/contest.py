@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.lexer import TerminalSpec, next_token
-from toolparse._stream.arriving import Arriving
+from toolparse._stream.arriving import EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, FAILED, WAITING, Capture
 from toolparse._stream.scan import Opener
 
@@ -68,7 +68,15 @@ class Entrant:
         """Read on through `text` (what arrived after what it read before)."""
         if self.outcome != WAITING:
             return
-        text = self.tail + text
+        tail = self.tail
+        if tail and text and not final and self.arriving.extends(
+                tail, text, self.capture.limit - self.base) == EXTENDS:
+            # The token arriving at the end of the tail only grows (its automaton,
+            # stepped over the new characters): nothing to lex yet, as in
+            # `Engine.feed`'s path 4.
+            self.tail = tail + text
+            return
+        text = tail + text
         self.arriving.clear()
         pos, outcome = self.capture.lex(self.arriving, text, 0, self.base, final)
         self.outcome = outcome

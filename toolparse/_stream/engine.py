@@ -71,11 +71,11 @@ from toolparse._dialect.loader import MESSAGE_RULES
 from toolparse._reasoning import Regions
 from toolparse._stream.arriving import DEAD, EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, WAITING, Capture
-from toolparse._stream.contest import Contest, Entrant, entrant_openers
+from toolparse._stream.contest import Choice, Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
 from toolparse._stream.options import WINDOW, checked_chunk, windows
 from toolparse._stream.output import (
-    PLAIN_EVENTS, Output, joined_events, missed_plain_text)
+    PLAIN_EVENTS, Output, joined_events, missed_plain_text, plain_text)
 from toolparse._stream.endings import (
     broken_span, complete_block, prose_mention, waiting_block)
 from toolparse._stream.keeping import KEPT_TAIL, Keeping, kept
@@ -95,6 +95,7 @@ reference.)"""
 
 _NO_LIMIT: Final = 1 << 62
 _CLOSED: Final = Mode.CLOSED
+_CHOOSING: Final = Mode.CHOOSING
 
 
 class Engine:
@@ -180,10 +181,9 @@ class Engine:
         if type(chunk) is str:
             if self._plain not in chunk and (self._one_opener or (
                     self._opener_other not in chunk and self._opener_third not in chunk
-                    and self._opener_fourth not in chunk)) or (
-                    self._plain and self._scanner.start_search(chunk, 0) is None):
-                # 1. Plain text (SCAN, nothing arriving or held; no block-start character,
-                # or none that a block can go on from): one test, one append, one event.
+                    and self._opener_fourth not in chunk)):
+                # 1. Plain text (SCAN, nothing arriving or held; no block-start
+                # character): one test, one append, one event.
                 if not chunk:
                     return []
                 self._base += len(chunk)
@@ -191,6 +191,9 @@ class Engine:
                 if self._base > self._output.md_flush_at:
                     self._output.flush_md(self._base)
                 return [_plain_events_get(chunk) or missed_plain_text(chunk)]
+            if self._plain:
+                # 1b. The same, but the chunk holds a block-start character.
+                return self._quiet_text(chunk)
             keeping = self._keeping
             if keeping is not None:
                 # 2. Inside a started call (keeping.py): a chunk without a gate, or whose
@@ -241,7 +244,52 @@ class Engine:
             elif self._tail:
                 # 4. A tag arriving (`arriving.py`): a chunk that only extends it is taken.
                 return self._arriving_chunk(chunk)
+            elif self._contest is not None:
+                # 5. A block-start tag contested (CHOOSING, `contest.py`): the entrants
+                # read the chunk, which is held until one is chosen.
+                return self._contested(chunk)
         return self._feed(chunk)
+
+    def _contested(self, chunk: str) -> list[Event]:
+        """`feed`'s path 5 (a contest, nothing kept, no run, no tail)."""
+        contest = self._contest
+        if contest is None or not chunk or len(chunk) > WINDOW or self._mode is not _CHOOSING:
+            return self._feed(chunk)
+        self._base += len(chunk)   # (as `_run` counts held text)
+        choice = contest.take(chunk, False)
+        return [] if choice is None else self._run_modes(self._chosen(contest, choice))
+
+    def _quiet_text(self, text: str, chunk_at: int = 0, search_from: int = 0
+                    ) -> list[Event]:
+        """SCAN, nothing held, and `text` (a dead tail, then the chunk from `chunk_at`)
+        holds a block-start character: `feed`'s path 1b. When no block can go on from
+        any (auto's `f` in prose, a `<` no opener's second character follows), all of it
+        is plain; when one can only be arriving at its end (a chunk that ends in `<`),
+        the text before that is plain and the rest waits as the tail. Else the modes."""
+        first = self._scanner.start_search(text, search_from)
+        at = len(text)
+        if first is not None:
+            at = arriving_at_end(self._scanner, self._arriving, text, chunk_at,
+                                 first.start(), self._limit - self._base)
+        if at < 0 or self._output.ready:
+            if len(text) > WINDOW and not chunk_at:
+                return windows(self.feed, text)   # (a chunk `feed` took whole)
+            return self._run_modes(text)
+        if first is None:
+            self._tail = ""
+            self._arriving.clear()
+            self._plain = self._opener_char
+        else:
+            self._tail = text[at:]
+            self._plain = ""  # (a tail: the plain fast path is off)
+            if not at:
+                return []
+            text = text[:at]
+        self._base += at   # (given out as path 1 gives out plain text)
+        self._md_queue.append(text)
+        if self._base > self._output.md_flush_at:
+            self._output.flush_md(self._base)
+        return [plain_text(text)]
 
     def _arriving_chunk(self, chunk: str) -> list[Event]:
         """`feed`'s path 4 (nothing kept, no run, a tail)."""
@@ -318,16 +366,7 @@ class Engine:
                     self._progress(capture)
                     return self._take()
             elif self._quiet():
-                first = self._scanner.start_search(chunk, 0)
-                if first is None:
-                    # No block start can begin anywhere in the chunk (`a < b`, `<div>`,
-                    # a `<` no opener's second character follows): all of it is plain.
-                    return self._plain_text(chunk)
-                # When only its last characters can, as a tag still arriving (a chunk
-                # that ends in `<`), the text before them is plain.
-                events = self._plain_before_arriving(chunk, 0, first.start())
-                if events is not None:
-                    return events
+                return self._quiet_text(chunk)
         if chunk and self._tail:
             if verdict is None:
                 verdict = self._arriving.step(self._tail, chunk, self._limit - self._base)
@@ -337,9 +376,9 @@ class Engine:
                 self._tail += chunk
                 return self._take() if self._output.ready else []
             if verdict == DEAD and self._mode is Mode.SCAN and not self._output.waiting:
-                events = self._after_dead_tail(chunk)
-                if events is not None:
-                    return events
+                # It was no tag after all (`<div`, `a < b`): the text from the tail's
+                # second character on, as a chunk that holds a block-start character.
+                return self._quiet_text(self._tail + chunk, len(self._tail), 1)
         text = self._tail + chunk
         capture = self._capture
         if capture is not None and self._mode is Mode.CAPTURE:
@@ -366,34 +405,6 @@ class Engine:
                        and not self._output.waiting else "")
         if self._capture is not None:
             self._note_capture(self._capture)
-        return self._take()
-
-    def _after_dead_tail(self, chunk: str) -> list[Event] | None:
-        """SCAN, nothing held, and the tag arriving in the tail died with `chunk`: the
-        events, when that is all that needs deciding; else None (the mode loop)."""
-        text = self._tail + chunk
-        first = self._scanner.start_search(text, 1)
-        if first is None:
-            # It was no tag after all (`<div`, `a < b`), and nothing else in the text
-            # can start one: all of it is plain text, at once.
-            return self._plain_text(text)
-        # No tag either, but the chunk may end in the start of one (`<` after `<`).
-        return self._plain_before_arriving(text, len(self._tail), first.start())
-
-    def _plain_before_arriving(self, text: str, chunk_at: int, first: int
-                               ) -> list[Event] | None:
-        """SCAN, nothing held: when a block start can only be arriving at the end of
-        `text` (see `_arriving_at_end`), the text before it goes out as plain text and
-        the rest waits as the tail; the events. Else None (the mode loop)."""
-        at = arriving_at_end(self._scanner, self._arriving, text, chunk_at, first,
-                             self._limit - self._base)
-        if at < 0:
-            return None
-        if at:
-            self._output.text(text[:at], self._base)
-        self._base += at
-        self._tail = text[at:]
-        self._plain = ""  # (a tail: `feed`'s plain fast path is off)
         return self._take()
 
     def _note_capture(self, capture: Capture) -> None:
@@ -485,14 +496,6 @@ class Engine:
     def _quiet(self) -> bool:
         """SCAN, nothing arriving, nothing held: plain text can go out at once."""
         return self._mode is Mode.SCAN and not self._tail and not self._output.waiting
-
-    def _plain_text(self, text: str) -> list[Event]:
-        self._tail = ""
-        self._arriving.clear()
-        self._output.text(text, self._base)
-        self._base += len(text)
-        self._plain = self._opener_char
-        return self._take()
 
     def _process(self, text: str, final: bool) -> None:
         """Run the modes over `text` (the tail and the new chunk) as far as it goes; a
@@ -598,8 +601,10 @@ class Engine:
         if contest is None:  # the mode table guarantees it in CHOOSING mode
             raise AssertionError("CHOOSING mode without a contest")
         choice = contest.take(text, final)
-        if choice is None:
-            return None
+        return None if choice is None else self._chosen(contest, choice)
+
+    def _chosen(self, contest: Contest, choice: Choice) -> str:
+        """The contest is decided (`choice`): the text to run again, from `self._base`."""
         self._contest = None
         self._mode = next_mode(self._mode, Move.CHOSEN)
         entrant, capture = choice.entrant, choice.entrant.capture
