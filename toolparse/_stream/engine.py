@@ -96,6 +96,7 @@ reference.)"""
 _NO_LIMIT: Final = 1 << 62
 _CLOSED: Final = Mode.CLOSED
 _CHOOSING: Final = Mode.CHOOSING
+_SCAN: Final = Mode.SCAN
 
 
 class Engine:
@@ -276,9 +277,10 @@ class Engine:
                 return windows(self.feed, text)   # (a chunk `feed` took whole)
             return self._run_modes(text)
         if first is None:
-            self._tail = ""
-            self._arriving.clear()
-            self._plain = self._opener_char
+            self._plain = self._opener_char   # (the plain fast path is on, or on again)
+            if chunk_at:   # (a dead tail)
+                self._tail = ""
+                self._arriving.clear()
         else:
             self._tail = text[at:]
             self._plain = ""  # (a tail: the plain fast path is off)
@@ -297,6 +299,8 @@ class Engine:
         if verdict == EXTENDS:
             self._tail += chunk
             return []
+        if verdict == DEAD and self._mode is _SCAN and not self._output.waiting:
+            return self._quiet_text(self._tail + chunk, len(self._tail), 1)   # (as in `_feed`)
         return self._feed(chunk, verdict)
 
     def _gated(self, chunk: str, keeping: Keeping) -> list[Event]:
