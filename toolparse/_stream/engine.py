@@ -47,7 +47,9 @@ a whole transcript given to `parse()` (SPEC G6).
 
 The plain-text fast path (SCAN, nothing arriving, nothing held, no block-start
 character in the chunk: one `in` test when blocks start with one) costs one append and
-one event per chunk, a short chunk's event kept for its next time (`output.PLAIN_EVENTS`).
+one event per chunk, a short chunk's event kept for its next time (`output.PLAIN_EVENTS`);
+a chunk whose start characters begin no block, or one only arriving at its end, a start
+search more (`_quiet_text`); a contested tag's chunks go straight to its contenders.
 
 Inside a started call (outside code for certain, nothing held), a chunk without one
 of the grammar's *gates* cannot change what goes out: it is kept, unlexed, and so is a
@@ -178,7 +180,7 @@ class Engine:
     def feed(self, chunk: object) -> list[Event]:
         """`StreamParser.feed`. `chunk` may be anything: a chunk that is no str is
         refused with a `ChunkTypeError` (`checked_chunk`), never by the compiled build's own
-        argument check. Four fast paths, each a named guard, before the mode loop:"""
+        argument check. Five fast paths, each a named guard, before the mode loop:"""
         if type(chunk) is str:
             if self._plain not in chunk and (self._one_opener or (
                     self._opener_other not in chunk and self._opener_third not in chunk
@@ -262,11 +264,10 @@ class Engine:
 
     def _quiet_text(self, text: str, chunk_at: int = 0, search_from: int = 0
                     ) -> list[Event]:
-        """SCAN, nothing held, and `text` (a dead tail, then the chunk from `chunk_at`)
-        holds a block-start character: `feed`'s path 1b. When no block can go on from
-        any (auto's `f` in prose, a `<` no opener's second character follows), all of it
-        is plain; when one can only be arriving at its end (a chunk that ends in `<`),
-        the text before that is plain and the rest waits as the tail. Else the modes."""
+        """SCAN, nothing held, `text` (a dead tail, then the chunk from `chunk_at`) holds a
+        block-start character (`feed`'s path 1b). When no block can go on from any (`f` in
+        prose under auto), all is plain; when one can only be arriving at its end (`... <`),
+        the text before it is plain and the rest waits as the tail. Else the modes."""
         first = self._scanner.start_search(text, search_from)
         at = len(text)
         if first is not None:
