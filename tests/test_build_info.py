@@ -1,0 +1,115 @@
+"""`toolparse.build_info()` and `toolparse --version` (docs/performance.md, "Which build
+you have"): which build is installed, found from what Python imports;. tests/test_compiled.py checks the
+answer against the mypyc hook's list, under CI's TOOLPARSE_BUILD."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import os
+import sys
+from importlib.machinery import EXTENSION_SUFFIXES
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+import toolparse
+from toolparse._build import compiled_modules
+from toolparse._cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTENSION = EXTENSION_SUFFIXES[0]
+_packages = itertools.count()
+
+
+def test_build_info_describes_this_installation() -> None:
+    import lark
+
+    info = toolparse.build_info()
+    assert isinstance(info, toolparse.BuildInfo)
+    assert info.version == toolparse.__version__ == version("toolparse")
+    assert info.lark == lark.__version__
+    assert info.python.split()[1].startswith(f"{sys.version_info.major}.{sys.version_info.minor}.")
+    assert info.build == ("compiled" if info.compiled else "pure")
+    assert list(info.compiled) == sorted(info.compiled)
+    assert all(name.startswith("toolparse.") for name in info.compiled)
+    build = os.environ.get("TOOLPARSE_BUILD")
+    if build is not None:  # CI runs the suite on both builds and says which
+        assert info.build == build, info
+
+
+def test_the_record_is_immutable_and_its_str_is_one_line() -> None:
+    info = toolparse.build_info()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        info.build = "compiled"  # type: ignore[misc]
+    assert not hasattr(info, "__dict__")
+    assert info == toolparse.build_info() and hash(info) == hash(toolparse.build_info())
+    line = str(info)
+    assert "\n" not in line
+    assert line.startswith(f"toolparse {info.version} ({info.build} build")
+    assert info.python in line and f"lark {info.lark}" in line
+
+
+def test_a_compiled_record_counts_its_modules() -> None:
+    info = dataclasses.replace(toolparse.build_info(), build="compiled",
+                               compiled=("toolparse._json", "toolparse._stream.engine"))
+    assert "(compiled build: 2 modules compiled by mypyc)" in str(info)
+    pure = dataclasses.replace(info, build="pure", compiled=())
+    assert "(pure build: Python source only)" in str(pure)
+
+
+def test_version_prints_the_build(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["--version"])
+    out, err = capsys.readouterr()
+    assert status == 0 and err == ""
+    assert out == f"{toolparse.build_info()}\n"
+    assert out.startswith(f"toolparse {version('toolparse')} (")
+    expected = os.environ.get("TOOLPARSE_BUILD", toolparse.build_info().build)
+    assert f"({expected} build" in out
+
+
+def _package(root: Path, files: dict[str, str]) -> str:
+    """A package named afresh under `root`, made of `files` (paths under it: text)."""
+    name = f"buildinfo_fake_{next(_packages)}"
+    for path, text in files.items():
+        file = root / name / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(text)
+    return name
+
+
+def test_extension_files_are_the_compiled_modules(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # Extension files are looked up, never loaded, so empty ones are enough here.
+    name = _package(tmp_path, {
+        "__init__.py": "", "plain.py": "", f"fast{EXTENSION}": "",
+        "both.py": "", f"both{EXTENSION}": "",  # Python imports the extension first
+        "sub/__init__.py": "", f"sub/inner{EXTENSION}": "",
+        # Folders that are not packages hold data (the grammars, the corpus).
+        f"data/looks{EXTENSION}": "", "data/deeper/__init__.py": "",
+        f"data/deeper/also{EXTENSION}": "",
+        f"notes{EXTENSION}.txt": "",
+    })
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        assert compiled_modules(tmp_path / name, name) == (
+            f"{name}.both", f"{name}.fast", f"{name}.sub.inner")
+    finally:
+        for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[module]
+
+
+def test_a_module_imported_from_source_stays_source(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # What counts is what Python loaded: an extension file written after the import
+    # (an in-place build next to a running checkout) does not make the module compiled.
+    name = _package(tmp_path, {"__init__.py": "", "late.py": "VALUE = 1\n"})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        __import__(f"{name}.late")
+        (tmp_path / name / f"late{EXTENSION}").write_text("")
+        assert compiled_modules(tmp_path / name, name) == ()
+    finally:
+        for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[module]
