@@ -1,5 +1,6 @@
 """`toolparse.build_info()` and `toolparse --version` (docs/performance.md, "Which build
-you have"): which build is installed, found from what Python imports;. tests/test_compiled.py checks the
+you have"): which build is installed, found from what Python imports; and the wheels
+pyproject.toml's `[tool.cibuildwheel]` asks for. tests/test_compiled.py checks the
 answer against the mypyc hook's list, under CI's TOOLPARSE_BUILD."""
 
 from __future__ import annotations
@@ -7,7 +8,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import os
+import subprocess
 import sys
+import tomllib
 from importlib.machinery import EXTENSION_SUFFIXES
 from importlib.metadata import version
 from pathlib import Path
@@ -113,3 +116,40 @@ def test_a_module_imported_from_source_stays_source(tmp_path: Path,
     finally:
         for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
             del sys.modules[module]
+
+
+# ---- the published wheels ---------------------------------------------------------------
+
+def _pyproject() -> dict[str, object]:
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+def test_the_wheels_are_compiled_builds_of_the_supported_pythons() -> None:
+    project = _pyproject()
+    wheels = project["tool"]["cibuildwheel"]  # type: ignore[index]
+    # The hook's switch (pyproject.toml, [tool.hatch.build.targets.wheel.hooks.mypyc]).
+    assert wheels["environment"]["HATCH_BUILD_HOOK_ENABLE_MYPYC"] == "1"
+    # Each wheel proves itself the compiled build before it is kept.
+    assert any("build_info()" in command and "compiled" in command
+               for command in wheels["test-command"])
+    lowest = project["project"]["requires-python"]  # type: ignore[index]
+    assert lowest == ">=3.11" and wheels["build"][0] == "cp311-*"
+
+
+@pytest.mark.parametrize("platform,prefix", [
+    ("linux", "manylinux_"), ("macos", "macosx_"), ("windows", "win_")])
+def test_cibuildwheel_selects_cpython_311_to_313(platform: str, prefix: str) -> None:
+    # cibuildwheel reads [tool.cibuildwheel] and requires-python and prints what it
+    # would build, without building (no docker, no compiler).
+    listed = subprocess.run(
+        [sys.executable, "-m", "cibuildwheel", "--print-build-identifiers",
+         "--platform", platform], cwd=ROOT, capture_output=True, text=True, check=True,
+        timeout=120).stdout.split()
+    builds = {tuple(identifier.split("-", 1)) for identifier in listed}
+    pythons = {python for python, _ in builds}
+    assert pythons == {"cp311", "cp312", "cp313"}, listed
+    tags = {tag for _, tag in builds}
+    assert tags and all(tag.startswith(prefix) for tag in tags), listed
+    # Every Python on every architecture the platform builds.
+    assert builds == {(python, tag) for python in pythons for tag in tags}, listed
