@@ -89,15 +89,16 @@ def test_extension_files_are_the_compiled_modules(tmp_path: Path,
         "__init__.py": "", "plain.py": "", f"fast{EXTENSION}": "",
         "both.py": "", f"both{EXTENSION}": "",  # Python imports the extension first
         "sub/__init__.py": "", f"sub/inner{EXTENSION}": "",
-        # Folders that are not packages hold data (the grammars, the corpus).
-        f"data/looks{EXTENSION}": "", "data/deeper/__init__.py": "",
-        f"data/deeper/also{EXTENSION}": "",
-        f"notes{EXTENSION}.txt": "",
+        # A folder without __init__ is a namespace package (toolparse/_markdown/blocks).
+        f"space/deep/leaf{EXTENSION}": "",
+        # Nothing can import these.
+        f"not-a-package/looks{EXTENSION}": "", f"__pycache__/cached{EXTENSION}": "",
+        f"no-module{EXTENSION}": "", f"notes{EXTENSION}.txt": "",
     })
     monkeypatch.syspath_prepend(str(tmp_path))
     try:
         assert compiled_modules(tmp_path / name, name) == (
-            f"{name}.both", f"{name}.fast", f"{name}.sub.inner")
+            f"{name}.both", f"{name}.fast", f"{name}.space.deep.leaf", f"{name}.sub.inner")
     finally:
         for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
             del sys.modules[module]
