@@ -89,24 +89,26 @@ def compiled_modules(package: Path, name: str) -> tuple[str, ...]:
         subfolders[:] = [sub for sub in subfolders
                          if sub.isidentifier() and sub != "__pycache__"]
         dotted = ".".join([name, *Path(folder).relative_to(package).parts])
-        for file in files:
-            module = _module_name(file)
-            if file.endswith(_SUFFIXES) and module is not None and module.isidentifier():
-                module = dotted if module == "__init__" else f"{dotted}.{module}"
-                if _loads_extension(module):
-                    found.append(module)
+        modules = (_extension_module(dotted, file) for file in files)
+        found.extend(module for module in modules
+                     if module is not None and _loads_extension(module))
     return tuple(sorted(found))
 
 
-def _module_name(file: str) -> str | None:
-    """The module a file in a package's folder is (`engine` for `engine.py` and for
-    `engine.cpython-311-x86_64-linux-gnu.so`), or None for a file that is no module."""
-    for suffix in (*_SUFFIXES, ".py"):
+def _extension_module(package: str, file: str) -> str | None:
+    """The module an extension file in the folder of `package` would be
+    (`toolparse._stream.engine` for `engine.cpython-311-x86_64-linux-gnu.so`), or None
+    for any other file."""
+    for suffix in _SUFFIXES:
         if file.endswith(suffix):
-            return file.removesuffix(suffix)
+            module = file.removesuffix(suffix)
+            if not module.isidentifier():
+                return None
+            return package if module == "__init__" else f"{package}.{module}"
     return None
 
 
 def _loads_extension(module: str) -> bool:
+    """Whether the import system loads `module` (or loaded it) from an extension module."""
     spec = importlib.util.find_spec(module)
     return spec is not None and str(spec.origin).endswith(_SUFFIXES)
