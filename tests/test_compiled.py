@@ -1,7 +1,9 @@
 """The compiled build (pyproject.toml's mypyc hook, docs/performance.md): the modules
 it lists exist, and an installed toolparse is either the pure-Python reference or the
 whole compiled build, never a mix. CI runs the suite on both; there TOOLPARSE_BUILD
-says which one must be running, so that the compiled run cannot pass on pure code."""
+says which one must be running, so that the compiled run cannot pass on pure code.
+Which build is installed is `toolparse.build_info()`'s answer (tests/test_build_info.py
+tests how it finds it)."""
 
 from __future__ import annotations
 
@@ -40,13 +42,18 @@ def test_the_hook_lists_modules_of_the_package() -> None:
 
 
 def test_the_installed_build_is_all_pure_or_all_compiled() -> None:
-    compiled = {module: is_compiled(module) for module in compiled_modules()}
+    info = toolparse.build_info()
+    hook = set(compiled_modules())
+    assert set(info.compiled) in (set(), hook), sorted(set(info.compiled) ^ hook)
+    assert info.build == ("compiled" if info.compiled else "pure")
     build = os.environ.get("TOOLPARSE_BUILD")
     if build is not None:
         assert build in ("pure", "compiled"), build
-        assert set(compiled.values()) == {build == "compiled"}, compiled
-    else:
-        assert len(set(compiled.values())) == 1, compiled
+        assert info.build == build, info
+    # build_info's answer is what the import system loaded: each listed module imported
+    # from an extension module, every other one from its source.
+    for module in hook:
+        assert is_compiled(module) == (module in info.compiled), module
     # The modules left out are never compiled.
     assert not is_compiled("toolparse._stream.parser")
     assert toolparse.StreamParser.__module__ == "toolparse._stream.parser"

@@ -29,6 +29,7 @@ lists the rest of the documentation.
 
 from typing import TYPE_CHECKING
 
+from toolparse._build import BuildInfo, build_info
 from toolparse._errors import (
     ChunkFormatError,
     ChunkTypeError,
@@ -70,6 +71,7 @@ from toolparse import _reasons as _reasons  # noqa: E402,F401
 __all__ = [
     "ArgumentsDelta",
     "BlockFailure",
+    "BuildInfo",
     "CallStarted",
     "CallStatus",
     "CallsAborted",
@@ -101,6 +103,7 @@ __all__ = [
     "ToolDefinitions",
     "ToolparseError",
     "UnknownDialectError",
+    "build_info",
     "dialects",
     "export_grammar",
     "openai",

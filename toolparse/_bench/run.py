@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import importlib.machinery
 import os
 import platform
 import statistics
@@ -22,15 +21,6 @@ from toolparse._bench.workloads import BENCH_MAX_CAPTURE, DEFAULT_SEED, WORKLOAD
 
 # ---- the run -----------------------------------------------------------------------------
 
-def _build() -> str:
-    """`compiled` when the engine runs from the mypyc build (docs/performance.md), else
-    `pure`: the figures of the two are not comparable."""
-    from toolparse._stream import engine
-
-    compiled = str(engine.__file__).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
-    return "compiled" if compiled else "pure"
-
-
 def _environment() -> dict[str, Any]:
     import lark
 
@@ -42,7 +32,8 @@ def _environment() -> dict[str, Any]:
         "implementation": platform.python_implementation(),
         "platform": f"{platform.system()} {platform.machine()}",
         "cpus": os.cpu_count(), "lark": lark.__version__, "commit": None, "dirty": None,
-        "build": _build(),
+        # The figures of the two builds (docs/performance.md) are not comparable.
+        "build": toolparse.build_info().build,
     }
     checkout = Path(toolparse.__file__).resolve().parent.parent
     if os.environ.get("TOOLPARSE_BENCH_COMMIT"):

@@ -25,6 +25,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import toolparse
 from toolparse._cli import bench, corpus, dialects, grammar, parse, scan, serve
@@ -72,8 +73,24 @@ def _argument_parser() -> argparse.ArgumentParser:
         prog="toolparse", description="Find tool calls in streaming LLM output.",
         epilog="Exit status: 0 success, 1 failing corpus cases or benchmark checks, 2 bad "
                "use, 3 serve could not listen, 130 interrupted (docs/cli.md).")
-    parser.add_argument("--version", action="version", version=f"toolparse {toolparse.__version__}")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(commands)
     return parser
+
+
+class _Version(argparse.Action):
+    """`--version`: the installed version and build, as `toolparse.build_info()` says
+    them in one line. Found when asked, so that other commands do not look."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0,
+                         help="show the installed version, its build (compiled or pure) and "
+                              "its Python, and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        print(toolparse.build_info())
+        parser.exit()
