@@ -211,3 +211,24 @@ def test_a_long_chunk_under_auto_reads_as_any_other_chunking() -> None:
     assert [c.name for c in whole.calls] == ["read"] * (count - count // 3)
     events = stream(random_chunks(text, 4, 1, 9), dialect="auto")
     assert shape(events) == shape(whole.events)
+
+
+def test_parse_joins_each_run_of_text_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A long text comes out of the engine a window at a time; parse() joins each run of
+    # adjacent text (and of reasoning) into one event, in one step: joined pairwise,
+    # each step copied all the text joined before it, quadratic in the run's length.
+    from toolparse._stream import whole
+
+    text = "<think>" + "r" * (3 * WINDOW) + "</think>" + "a < b. " * WINDOW + OPEN + "x"
+    parser = toolparse.StreamParser("deepseek", max_capture=1 << 23)
+    pieces = [type(e).__name__ for e in parser.feed(text) + parser.close()]
+    assert pieces.count("Reasoning") > 2 and pieces.count("Text") > 6, pieces
+    made: list[str] = []
+    real = whole.make_text
+    monkeypatch.setattr(whole, "make_text", lambda *a: made.append(a[0]) or real(*a))
+    result = toolparse.parse(text, max_capture=1 << 23)
+    assert [type(e).__name__ for e in result.events] == ["Reasoning", "Text", "Text"]
+    assert "".join(e.raw for e in result.events) == text
+    failure = result.events[2].failure
+    assert failure is not None and failure.reason == "truncated"
+    assert len(made) == 1   # (the one run of several text events, joined once)

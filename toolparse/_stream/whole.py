@@ -10,6 +10,8 @@ the calls of a long text are made in one burst.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import groupby
+from typing import cast
 
 from toolparse._calls import RepairOption, ToolDefinitions
 from toolparse._collector import collector_paused
@@ -19,7 +21,7 @@ from toolparse._events import Event, ParseResult, Reasoning, Text
 from toolparse._stream.output import make_text
 from toolparse._stream.parser import DEFAULT_MAX_CAPTURE, StreamParser
 
-__all__ = ["parse"]
+__all__ = ["joined_runs", "parse"]
 
 
 @collector_paused
@@ -68,15 +70,35 @@ def parse(text: str, dialect: str | Dialect = "deepseek", *,
     parser = StreamParser(dialect, max_capture=max_capture, tools=tools, model=model,
                           repair=repair, id_factory=id_factory, reasoning=reasoning,
                           in_reasoning=in_reasoning)
-    events = parser.feed(text) + parser.close()
-    merged: list[Event] = []
-    for event in events:
-        last = merged[-1] if merged else None
-        if isinstance(event, Text) and isinstance(last, Text) and last.failure == event.failure:
-            merged[-1] = make_text(last.text + event.text, event.failure, last.raw + event.raw)
-        elif isinstance(event, Reasoning) and isinstance(last, Reasoning):
-            merged[-1] = Reasoning(last.text + event.text, last.raw + event.raw)
-        else:
-            merged.append(event)
-    return ParseResult(events=tuple(merged), saw_tool_syntax=parser.saw_tool_syntax,
+    events = joined_runs(parser.feed(text) + parser.close())
+    return ParseResult(events=tuple(events), saw_tool_syntax=parser.saw_tool_syntax,
                        dialect=parser.dialect)
+
+
+def joined_runs(events: list[Event]) -> list[Event]:
+    """The events with each run of adjacent text of the same failure (or none), and each
+    run of adjacent reasoning, joined into one event. Each run is joined once: joining
+    pairwise copied the text joined so far at every step, quadratic in a run's length
+    (a long unclosed block comes out a window at a time)."""
+    joined: list[Event] = []
+    for _kind, group in groupby(events, _run_kind):
+        run = list(group)
+        first = run[0]
+        if len(run) == 1 or not isinstance(first, (Text, Reasoning)):
+            joined.extend(run)   # (a run of one)
+            continue
+        pieces = cast("list[Text | Reasoning]", run)
+        text, raw = "".join([e.text for e in pieces]), "".join([e.raw for e in pieces])
+        joined.append(make_text(text, first.failure, raw) if isinstance(first, Text)
+                      else Reasoning(text, raw))
+    return joined
+
+
+def _run_kind(event: Event) -> object:
+    """What adjacent events must share to be joined: text its failure, reasoning nothing;
+    any other event is a run of its own (a key equal to no other)."""
+    if isinstance(event, Text):
+        return ("text", event.failure)
+    if isinstance(event, Reasoning):
+        return "reasoning"
+    return object()
