@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import statistics
 from pathlib import Path
 
 import pytest
@@ -16,12 +17,14 @@ from toolparse import _bench
 from toolparse._bench import targets, timing, workloads
 
 SMALL = 8 * 1024
+ACROSS = ("deepseek", "hermes", "glm45")
 
 
 @pytest.fixture(scope="module")
 def smoke_report(tmp_path_factory: pytest.TempPathFactory) -> dict:  # type: ignore[type-arg]
     out = tmp_path_factory.mktemp("bench") / "bench.json"
-    code = _bench.main(["--smoke", "--sizes", "4K,16K", "--quiet", "--json", str(out)])
+    code = _bench.main(["--smoke", "--sizes", "4K,16K", "--quiet", "--json", str(out),
+                        "--target-dialects", ",".join(ACROSS)])
     assert code == 0
     return json.loads(out.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
@@ -66,6 +69,27 @@ def test_smoke_report_has_every_figure(smoke_report: dict) -> None:  # type: ign
     if os.environ.get("TOOLPARSE_BUILD"):
         assert report["environment"]["build"] == os.environ["TOOLPARSE_BUILD"]
     assert "--smoke --sizes 4K,16K" in report["command"]
+    # Each named dialect's own prose, markup and tools, alone and under auto.
+    from toolparse._bench.dialects import DIALECT_SHAPES
+    assert {(r["dialect"], r["shape"]) for r in report["across"]} == {
+        (d, s) for d in ACROSS for s in DIALECT_SHAPES}
+    for row in report["across"]:
+        assert row["chars"] > 2 * 1024 and row["alone_ratio"] > 0 and row["auto_ratio"] > 0
+        assert row["auto_cost"] == pytest.approx(row["alone_ratio"] / row["auto_ratio"])
+    # The tools figure is the slowest tools text of the run, and names it.
+    tools = targets["tools 4-char, worst dialect"]
+    pooled = statistics.median(r for c in report["cells"] if c["workload"] == "tools"
+                               and c["chunk"] == 4 for r in c["ratios"])
+    slowest = min([(r["alone_ratio"], r["dialect"]) for r in report["across"]
+                   if r["shape"] == "tools"] + [(pooled, "deepseek, the tools workload")])
+    assert tools["measured"] == slowest[0] and slowest[1] in tools["note"]
+    assert tools["note"].endswith(f"of {len(ACROSS)} dialects")
+    auto = targets["auto vs dialect, worst"]
+    assert auto["measured"] == max(r["auto_cost"] for r in report["across"])
+    # The goals are the running build's.
+    build = report["environment"]["build"]
+    assert {t["build"] for t in report["targets"]} == {build}
+    assert [t["goal"] for t in report["targets"]] == [t.goal(build) for t in _bench.TARGETS]
     # SPEC 7's cost: incremental=True over the same parser without, on the same chunks.
     from toolparse._bench.incremental import INCREMENTAL_CELLS
     rows = {(r["workload"], r["chunk"]): r for r in report["incremental"]}
@@ -83,6 +107,11 @@ def test_smoke_table_renders(smoke_report: dict) -> None:  # type: ignore[type-a
         assert target.name in table
     assert "memory:" in table and "start-up:" in table and "repair:" in table
     assert "incremental events (SPEC 7)" in table
+    build = smoke_report["environment"]["build"]
+    assert f"the goals of the {build} build" in table
+    assert "each dialect's own workloads" in table
+    for name in ACROSS:
+        assert re.search(rf"^{name} +\d", table, re.MULTILINE), name
 
 
 def test_user_grammar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -277,3 +306,86 @@ def test_growth_reads_only_the_paired_rounds() -> None:
     (row,) = targets.growth_rows([small, large], (10, 20))
     assert (row["growth"], row["relative_growth"], row["baseline_growth"]) == (2.0, 2.0, 1.0)
     assert row["rounds"] == 3
+
+
+# ---- the targets -------------------------------------------------------------------------
+
+def _cells(ratio: float) -> list[timing.Cell]:
+    """A run's cells, every one `ratio` times the floor's speed."""
+    return [timing.Cell(w, 1000, chunk, 1000, [1.0], [ratio])
+            for w in _bench.WORKLOADS for chunk in timing.CHUNKINGS]
+
+
+def _across(ratios: dict[str, float], auto: dict[str, float]) -> list[dict[str, object]]:
+    return [{"dialect": d, "shape": shape, "chunk": 4, "chars": 1000,
+             "alone_ratio": ratios[d], "auto_ratio": ratios[d] / auto[d],
+             "auto_cost": auto[d] if shape == "markup" else 1.0}
+            for d in ratios for shape in ("prose", "markup", "tools")]
+
+
+def _evaluate(build: str, ratio: float, across: list[dict[str, object]] | None = None
+              ) -> dict[str, dict]:  # type: ignore[type-arg]
+    found = targets.evaluate(_cells(ratio), [], {}, {"startup_ms": 100.0}, {}, [],
+                             across=across or [], build=build)
+    return {t["target"]: t for t in found}
+
+
+def test_the_goals_are_the_builds() -> None:
+    # Issue 46: one set of goals per build; the same figure meets the pure build's
+    # prose goal and misses the compiled build's.
+    pure, compiled = _evaluate("pure", 0.7), _evaluate("compiled", 0.7)
+    assert pure["prose 4-char"]["goal"] == 0.5 and pure["prose 4-char"]["met"] is True
+    assert compiled["prose 4-char"]["goal"] == 1.0 and compiled["prose 4-char"]["met"] is False
+    assert compiled["prose 4-char"]["margin"] == pytest.approx(0.7)
+    assert (pure["markup 4-char"]["goal"], compiled["markup 4-char"]["goal"]) == (0.25, 0.6)
+    assert pure["start-up"]["goal"] == compiled["start-up"]["goal"] == 150.0
+    assert {t["build"] for t in pure.values()} == {"pure"}
+    # What neither build measured here is not judged.
+    assert pure["memory, 100 MB stream"]["met"] is None
+    assert pure["auto vs dialect, worst"]["met"] is None
+
+
+def test_a_missed_target_is_reported_as_missed() -> None:
+    found = _evaluate("compiled", 0.08)
+    adversarial = found["adversarial 1/4-char, worst"]
+    assert adversarial["met"] is False and adversarial["goal"] == 0.1
+    # Every adversarial cell reads 0.08: the first in the table's order is named, at
+    # 1- or 4-char chunks only (64-char and parse() are not the target's).
+    assert adversarial["note"] == "adv-unclosed 1-char"
+    report = {"targets": list(found.values())}
+    line = next(x for x in report_lines(report) if x.startswith("adversarial"))
+    assert "compiled >= 0.10 x floor" in line and "MISSED (0.80 of goal)" in line
+    met = next(x for x in report_lines({"targets": list(_evaluate("pure", 0.08).values())})
+               if x.startswith("adversarial"))
+    assert met.rstrip().endswith("met  [adv-unclosed 1-char]")
+
+
+def report_lines(report: dict) -> list[str]:  # type: ignore[type-arg]
+    from toolparse._bench import report as table
+    return table._targets(report)
+
+
+def test_the_worst_dialect_is_the_figure_and_named() -> None:
+    across = _across({"deepseek": 0.3, "hermes": 0.12, "glm45": 0.2},
+                     {"deepseek": 1.2, "hermes": 1.1, "glm45": 1.7})
+    found = _evaluate("pure", 0.3, across)
+    tools = found["tools 4-char, worst dialect"]
+    assert tools["measured"] == 0.12 and tools["met"] is False
+    assert tools["note"] == "hermes, its tools shape; of 3 dialects"
+    auto = found["auto vs dialect, worst"]
+    assert auto["measured"] == 1.7 and auto["met"] is False
+    assert auto["note"] == "glm45, markup 4-char"
+    # The main axis's tools workload (deepseek's) is the figure when it is the slowest.
+    slow_main = _evaluate("pure", 0.1, across)["tools 4-char, worst dialect"]
+    assert slow_main["measured"] == 0.1
+    assert slow_main["note"].startswith("deepseek, the tools workload")
+
+
+def test_growth_divides_by_a_quarter_of_the_largest_size() -> None:
+    kb, mb = workloads.KB, workloads.MB
+    assert targets.growth_pair(timing.PLANS["full"].sizes) == (mb, 4 * mb)
+    for plan in timing.PLANS.values():
+        small, large = targets.growth_pair(plan.sizes)
+        assert large == 4 * small, plan.mode
+    assert targets.growth_pair((100 * kb, mb)) == (100 * kb, mb)
+    assert targets.growth_pair((kb,)) == (kb, kb)

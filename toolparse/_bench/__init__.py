@@ -9,6 +9,7 @@ machine, and nothing in the engine imports it. One module per concern:
     run         one run, as a report         report    the report as a table
     main        the command line             dialects  the --dialect axis
     incremental SPEC 7's cost: incremental=True over the same parser without
+    across      every bundled dialect's own workloads, alone and under dialect="auto"
 
 Theory of operation
 -------------------
@@ -45,8 +46,15 @@ The incremental figure (SPEC 7): `StreamParser(incremental=True)` over the same 
 with `incremental=False` on the same chunks of tools and strings, at 1- and 4-char
 chunks, timed segment by segment in turn (the goal: at most 1.25x).
 
+Each bundled dialect's own prose, markup and tools (the dialect axis's texts, at the
+smallest size, in 4-char chunks) are read by the dialect alone and by `dialect="auto"`
+(`across.py`; `--target-dialects` picks the dialects, `all` by default, `none` to
+skip): the tools target is the slowest tools text of the run, named; the auto target
+is auto's time per character over the dialect's, the worst (dialect, shape), named.
+
 Besides throughput: growth (the engine's time per character at the largest size over
-the smallest, from rounds that run one pass of each), peak traced memory while
+the size a quarter of it, 4 MB over 1 MB in the full run, from rounds that run one pass
+of each), peak traced memory while
 streaming 100 MB of prose in 4-character chunks (as a multiple of `max_capture`;
 measured in a child process while the cells are timed), start-up of a fresh
 interpreter, and `repair_tool_call` on a valid 10 KB call against `json.loads` plus a
@@ -62,9 +70,14 @@ The header names the git commit of the checkout measured (and whether it had
 uncommitted changes); for a tree exported with `git archive`, set
 TOOLPARSE_BENCH_COMMIT to the commit it came from.
 
-Cost on a 2-core machine: `--smoke` about 5 s, `--quick` under a minute, the full run
-3-5 minutes (its long poles: the slowest adversarial cells, and the 100 MB memory
-stream, which runs about 7x slower under tracing).
+The targets (`targets.py`) are issue 46's, the third round's, with one goal per build:
+a run is judged against the goals of the build it runs in (`pure`, or `compiled` when
+the engine is the mypyc build), and the target lines say which.
+
+Cost on a 2-core machine: `--smoke` about half a minute (most of it the 31 dialects'
+cells), `--quick` a few minutes, the full run about 7-10 minutes (its long poles: the
+slowest adversarial cells, the dialects' cells, and the 100 MB memory stream, which
+runs about 7x slower under tracing).
 """
 
 

@@ -24,8 +24,8 @@ def _parser() -> argparse.ArgumentParser:
                     "same run. The full run takes a few minutes; --quick under one.")
     level = parser.add_mutually_exclusive_group()
     level.add_argument("--quick", action="store_true",
-                       help="100 KB and 1 MB only (growth is 1 MB / 100 KB), a 5 MB memory "
-                            "stream; under a minute")
+                       help="100 KB and 400 KB only (growth is 400 KB / 100 KB), a 5 MB "
+                            "memory stream; a few minutes")
     level.add_argument("--smoke", action="store_true",
                        help="the smallest sizes, one pass each: seconds; keeps the harness "
                             "working, the figures mean little")
@@ -36,6 +36,11 @@ def _parser() -> argparse.ArgumentParser:
                         help="also run the dialect axis: prose, markup and tools written in "
                              "each of these bundled dialects (comma-separated, or 'all'), "
                              "each timed against deepseek on the same content")
+    parser.add_argument("--target-dialects", metavar="NAMES",
+                        help="the bundled dialects whose own prose, markup and tools the "
+                             "'tools, worst dialect' and 'auto' targets read, alone and under "
+                             "auto, in 4-char chunks (comma-separated, 'all' or 'none'; "
+                             "default: all, or none with --grammar)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON here")
     parser.add_argument("--workloads", metavar="NAMES",
                         help="comma-separated subset of: " + ", ".join(WORKLOADS))
@@ -77,10 +82,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     import toolparse
 
     dialects = _dialects(parser, args.dialect) if args.dialect else None
+    across = args.target_dialects or ("none" if args.grammar else "all")
     try:
         report = run(plan, grammar=args.grammar, workloads=workloads, seed=args.seed,
                      memory=not args.no_memory, parallel_memory=not args.serial,
-                     quiet=args.quiet, dialects=dialects)
+                     quiet=args.quiet, dialects=dialects,
+                     across=[] if across.strip() == "none" else _dialects(parser, across))
     except toolparse.ToolparseError as e:
         print(f"toolparse bench: {e}", file=sys.stderr)
         return 2
@@ -103,6 +110,7 @@ def _failed(report: dict[str, Any]) -> bool:
             or any("error" in r or r.get("lossless") is False
                    for r in report.get("dialects", ()))
             or any("error" in r for r in report.get("incremental", ()))
+            or any("error" in r for r in report.get("across", ()))
             or any("error" in report[k] for k in ("startup", "repair", "memory")))
 
 

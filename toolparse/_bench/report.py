@@ -23,7 +23,7 @@ def render(report: dict[str, Any]) -> str:
     """The report as a plain-text table (what `toolparse bench` prints)."""
     lines: list[str] = []
     for section in (_header, _throughput, _baselines, _problems, _memory,
-                    _startup_and_repair, _incremental, _targets, _dialects):
+                    _startup_and_repair, _incremental, _across, _targets, _dialects):
         lines += section(report)
     return "\n".join(lines)
 
@@ -168,12 +168,49 @@ def _incremental(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _across(report: dict[str, Any]) -> list[str]:
+    """Each dialect's own workloads, alone and under auto (`across.py`)."""
+    rows = report.get("across") or []
+    if not rows:
+        return []
+    from toolparse._bench.across import ACROSS_CHUNK
+    from toolparse._bench.dialects import DIALECT_SHAPES
+
+    size = size_label(min(report["sizes"]))
+    lines = [(f"each dialect's own workloads ({size}, {ACROSS_CHUNK}-char chunks): the dialect "
+              "alone as a multiple of the floor, and auto's time per"),
+             ("character over the dialect's on the same text (its ratio to the floor over "
+              "auto's)"),
+             f"{'dialect':<14}" + "".join(f"{s + ' alone':>14}" for s in DIALECT_SHAPES)
+             + "".join(f"{'auto ' + s:>13}" for s in DIALECT_SHAPES)]
+    by = {(r["dialect"], r["shape"]): r for r in rows}
+    for name in dict.fromkeys(r["dialect"] for r in rows):
+        alone = auto = ""
+        for shape in DIALECT_SHAPES:
+            row = by.get((name, shape), {})
+            if "error" in row:
+                alone += f"{'ERROR':>14}"
+                auto += f"{'':>13}"
+                continue
+            alone += f"{_fmt(row.get('alone_ratio'), 3) + 'x':>14}"
+            auto += f"{_fmt(row.get('auto_cost'), 3) + 'x':>13}"
+        lines.append(f"{name:<14}{alone}{auto}")
+    lines += [f"          {r['shape']}/{r['dialect']}: ERROR {r['error']}"
+              for r in rows if "error" in r]
+    lines.append("")
+    return lines
+
+
 def _targets(report: dict[str, Any]) -> list[str]:
     lines: list[str] = []
-    lines.append(f"{'target':<24}{'goal':>22}{'measured':>11}  result")
+    from toolparse._bench.targets import ROUND
+
+    build = report["targets"][0]["build"] if report["targets"] else "?"
+    lines.append(f"targets: {ROUND}, the goals of the {build} build")
+    lines.append(f"{'target':<28}{'goal':>31}{'measured':>11}  result")
     for t in report["targets"]:
         op = ">=" if t["at_least"] else "<="
-        goal = f"{op} {_fmt(t['goal'])} {t['unit']}"
+        goal = f"{t['build']} {op} {_fmt(t['goal'])} {t['unit']}"
         if t["met"] is None:
             verdict = "not measured"
         elif t["met"]:
@@ -182,7 +219,7 @@ def _targets(report: dict[str, Any]) -> list[str]:
             verdict = f"MISSED ({_fmt(t['margin'])} of goal)" if t["at_least"] else \
                 f"MISSED ({_fmt(1 / t['margin'])} x over)"
         note = f"  [{t['note']}]" if t["note"] else ""
-        lines.append(f"{t['target']:<24}{goal:>22}{_fmt(t['measured'], 3):>11}  {verdict}{note}")
+        lines.append(f"{t['target']:<28}{goal:>31}{_fmt(t['measured'], 3):>11}  {verdict}{note}")
     return lines
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from toolparse._bench.incremental import measure_incremental
 from toolparse._bench.measures import MemoryChild, load_dialect, measure_memory, measure_repair, measure_startup
-from toolparse._bench.targets import evaluate, growth_rows
+from toolparse._bench.targets import evaluate, growth_pair, growth_rows
 from toolparse._bench.timing import (CHUNKINGS, GROWTH_CHUNKINGS, Cell, Plan, chunk_label, clock,
                                      measure, measure_pair, size_label, warm_up)
 from toolparse._bench.workloads import BENCH_MAX_CAPTURE, DEFAULT_SEED, WORKLOADS, Workload, generate
@@ -80,9 +80,11 @@ class _Progress:
 
 def run(plan: Plan, *, grammar: str | None = None, workloads: Sequence[str] | None = None,
         seed: int = DEFAULT_SEED, memory: bool = True, parallel_memory: bool = True,
-        quiet: bool = False, dialects: Sequence[str] | None = None) -> dict[str, Any]:
+        quiet: bool = False, dialects: Sequence[str] | None = None,
+        across: Sequence[str] = ()) -> dict[str, Any]:
     """Measure everything `plan` asks for; returns the JSON-ready report. `dialects`:
-    also the dialect axis (`dialects.py`) for these bundled dialects."""
+    also the dialect axis (`dialects.py`) for these bundled dialects; `across`: the
+    bundled dialects whose own workloads the tools and auto targets read (`across.py`)."""
     progress = _Progress(quiet)
     dialect = load_dialect(grammar)
     names = list(workloads) if workloads else list(WORKLOADS)
@@ -109,6 +111,7 @@ def run(plan: Plan, *, grammar: str | None = None, workloads: Sequence[str] | No
         progress(f"warm-up failed: {type(e).__name__}: {e}")
     cells, checks = _cells(names, plan, dialect, seed, progress)
     incremental = measure_incremental(plan, dialect, seed, names, progress)
+    across_rows = _across(across, plan, seed, progress) if across else []
     dialect_rows = _dialect_axis(dialects, plan, seed, progress) if dialects else None
     memory_figure: dict[str, Any] = {"skipped": "--no-memory"}
     if memory:
@@ -118,9 +121,10 @@ def run(plan: Plan, *, grammar: str | None = None, workloads: Sequence[str] | No
             plan.memory_chars, dialect, seed)
     growth = growth_rows(cells, plan.sizes)
     progress("done")
+    environment = _environment()
     report: dict[str, Any] = {
         "mode": plan.mode,
-        "environment": _environment(),
+        "environment": environment,
         "dialect": {"name": dialect.name, "path": str(dialect.path)},
         "seed": seed,
         "max_capture": BENCH_MAX_CAPTURE,
@@ -134,7 +138,9 @@ def run(plan: Plan, *, grammar: str | None = None, workloads: Sequence[str] | No
         "startup": startup,
         "repair": repair,
         "incremental": incremental,
-        "targets": evaluate(cells, growth, memory_figure, startup, repair, incremental),
+        "across": across_rows,
+        "targets": evaluate(cells, growth, memory_figure, startup, repair, incremental,
+                            across=across_rows, build=environment["build"]),
         "elapsed_s": clock() - progress.start,
     }
     if dialect_rows is not None:
@@ -147,7 +153,7 @@ def _cells(names: Sequence[str], plan: Plan, dialect: Any, seed: int, progress: 
     """Every (workload, size, chunking) cell of the main axis, and the parse() checks."""
     cells: list[Cell] = []
     checks: list[dict[str, Any]] = []
-    small, large = min(plan.sizes), max(plan.sizes)
+    small, large = growth_pair(plan.sizes)
     paired = GROWTH_CHUNKINGS if small != large else ()
     order = {key: i for i, key in enumerate((s, c) for s in plan.sizes for c in CHUNKINGS)}
     # A workload's sizes are measured back to back, and the two cells its growth figure
@@ -207,6 +213,14 @@ def _dialect_axis(names: Sequence[str], plan: Plan, seed: int,
     progress("dialect axis: warming up " + ", ".join(names))
     warm_up_dialects(names, seed)
     return measure_dialects(list(names), plan, seed, progress)
+
+
+def _across(names: Sequence[str], plan: Plan, seed: int,
+            progress: _Progress) -> list[dict[str, Any]]:
+    from toolparse._bench.across import measure_across
+
+    progress(f"each dialect's workloads, alone and under auto: {len(names)} dialects")
+    return measure_across(names, plan, seed, progress)
 
 
 def _check(workload: Workload, size: int, result: Any) -> dict[str, Any]:

@@ -312,12 +312,13 @@ class Plan:
 
 PLANS: Final = {
     "full": Plan("full", (100 * KB, MB, 4 * MB), 2, 1, 3, 0.3, 15, 3.0, 100_000_000, 9, 7, 50),
-    "quick": Plan("quick", (100 * KB, MB), 1, 1, 3, 0.2, 15, 1.0, 5_000_000, 5, 5, 30),
-    "smoke": Plan("smoke", (20 * KB, 100 * KB), 1, 1, 1, 0.0, 1, 0.0, 1_000_000, 1, 1, 3),
+    "quick": Plan("quick", (100 * KB, 400 * KB), 1, 1, 3, 0.2, 15, 1.0, 5_000_000, 5, 5, 30),
+    "smoke": Plan("smoke", (20 * KB, 80 * KB), 1, 1, 1, 0.0, 1, 0.0, 1_000_000, 1, 1, 3),
 }
 """full: every chunking at 100 KB (and at 1 MB for prose, markup and tools), 4-char
 and parse() at every size; quick: every chunking at 100 KB, 4-char and parse() at
-1 MB; smoke: every chunking at 20 KB, 4-char and parse() at 100 KB, one pass each."""
+400 KB; smoke: every chunking at 20 KB, 4-char and parse() at 80 KB, one pass each.
+Each largest size is 4x the one growth divides it by (`targets.growth_pair`)."""
 
 MEMORY_TARGET_CHARS: Final = 100_000_000
 
