@@ -21,7 +21,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolparse bench",
         description="Measure toolparse's speed as ratios to a Python floor measured in the "
-                    "same run. The full run takes a few minutes; --quick under one.")
+                    "same run. The full run takes 6-7 minutes; --quick about 2.")
     level = parser.add_mutually_exclusive_group()
     level.add_argument("--quick", action="store_true",
                        help="100 KB and 400 KB only (growth is 400 KB / 100 KB), a 5 MB "
