@@ -25,7 +25,7 @@ def _parser() -> argparse.ArgumentParser:
     level = parser.add_mutually_exclusive_group()
     level.add_argument("--quick", action="store_true",
                        help="100 KB and 400 KB only (growth is 400 KB / 100 KB), a 5 MB "
-                            "memory stream; a few minutes")
+                            "memory stream; about 2 minutes")
     level.add_argument("--smoke", action="store_true",
                        help="the smallest sizes, one pass each: seconds; keeps the harness "
                             "working, the figures mean little")
