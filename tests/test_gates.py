@@ -11,11 +11,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import toolparse
 from toolparse._dialect import bundled_dialects
-from toolparse._dialect.gates import last_chars
+from toolparse._dialect.gates import CALL_RULES, EVENT_RULES, last_chars
 from toolparse._dialect.loader import resolve_dialect
 from toolparse._syntax.dfa import compile_dfa
 from conftest import joined
@@ -30,14 +30,18 @@ STARTED = '<tool_calls>\n<invoke name="a">\n<parameter name="p">'
 def no_gates(dialect: toolparse.Dialect) -> Iterator[None]:
     """The dialect's grammars without gates: every chunk taken the usual way."""
     grammars = dialect._grammars
-    saved = [grammar.gates for grammar in grammars]
+    saved = [(grammar.gates, dict(grammar._event_gates)) for grammar in grammars]
     for grammar in grammars:
         grammar.__dict__["gates"] = ""
+        for events in (CALL_RULES, EVENT_RULES):   # (and with incremental events)
+            grammar._event_gates[events] = ("", None)
     try:
         yield
     finally:
-        for grammar, gates in zip(grammars, saved):
+        for grammar, (gates, event_gates) in zip(grammars, saved):
             grammar.__dict__["gates"] = gates
+            grammar._event_gates.clear()
+            grammar._event_gates.update(event_gates)
 
 
 def per_feed(dialect: toolparse.Dialect, chunks: list[str], max_capture: int
@@ -55,13 +59,15 @@ def test_every_bundled_grammar_has_the_tag_end_as_its_gate() -> None:
         for grammar in resolve_dialect(name)._grammars:
             # (and a value read structurally ends at its last bracket: gpt_oss)
             # (mistral: its objects' and list's last brackets, and the next call's `[`)
-            # (pythonic: none, since a list's `]` may yet become `]<|python_end|>`;
-            # phi4_mini: its list's brackets; granite and gemma4: none yet, since an
-            # opener of theirs ends in a lookahead: their calls are lexed, never kept;
-            # so is llama3_json's bare call, and pythonic's bare list)
+            # (pythonic: its list's `]`, decided late since it may yet become
+            # `]<|python_end|>`; its bare list's anchored `[` opens no span;
+            # phi4_mini: its list's brackets; gemma4: `{`, where its opener's lookahead
+            # is decided; llama3_json: its call's `}`; granite: none, since a bare JSON
+            # number may end its block, and a number ends with any digit)
             assert grammar.gates == {"gpt_oss": ">}", "mistral": "[]}", "phi4_mini": "[]",
-                                     "pythonic": "", "granite": "", "gemma4": "",
-                                     "llama3_json": ""}.get(name, ">"), name
+                                     "pythonic": ">]", "granite": "", "gemma4": ">{",
+                                     "llama3_json": ">}"}.get(name, ">"), name
+            assert grammar.late_closers == (name in {"pythonic", "granite"}), name
 
 
 def test_the_closers_are_the_tags_that_end_a_block_or_a_span() -> None:
@@ -218,21 +224,93 @@ def test_every_regular_chunking_gives_the_same_feeds_as_without_gates(text: str)
             assert gated == per_feed(dialect, chunks, 1 << 20), size
 
 
-@pytest.mark.parametrize("old, new", [
-    # A block close with a lookahead waits for the character after it.
+@pytest.mark.parametrize("old, new, gates", [
+    # A block close with a negative lookahead waits for any character after it: no gates.
     ('WRAPPER_CLOSE.3: "</" _WRAPPER_NAME _ATTRIBUTES _END',
-     'WRAPPER_CLOSE.3: /<\\/tool_calls>(?!!)/'),
-    # A longer close tried first could still be arriving where this one matched.
+     'WRAPPER_CLOSE.3: /<\\/tool_calls>(?!!)/', ""),
+    # A longer close tried first could still be arriving where this one matched: gates,
+    # but nothing is kept while it arrives (`late_closers`).
     ("block: WRAPPER_OPEN comment* invoke (invoke | comment)* WRAPPER_CLOSE",
      "block: WRAPPER_OPEN comment* invoke (invoke | comment)* (WRAPPER_CLOSE | LONG_CLOSE)\n"
-     'LONG_CLOSE.4: "</tool_calls>!!"'),
+     'LONG_CLOSE.4: "</tool_calls>!!"', "!>"),
 ])
-def test_a_close_decided_after_its_last_character_means_no_gates(
-        tmp_path: Path, old: str, new: str) -> None:
+def test_a_close_decided_after_its_last_character(
+        tmp_path: Path, old: str, new: str, gates: str) -> None:
     dialect = toolparse.Dialect.from_file(edited_copy(tmp_path, old, new))
-    assert dialect._grammars[0].gates == ""
+    assert dialect._grammars[0].gates == gates
+    assert dialect._grammars[0].late_closers
     # The block is certain only with the character after its close: that feed gives it.
     parser = toolparse.StreamParser(dialect)
     assert parser.feed(STARTED + "v</parameter></invoke>" + CLOSE) == []
     events = parser.feed("x")
     assert isinstance(events[0], toolparse.ToolCallBlock)
+    text = "Before. " + STARTED + "v</parameter></invoke>" + CLOSE + "! and " + STARTED + \
+        "w</parameter></invoke>" + CLOSE + "x"
+    for size in range(1, 9):
+        chunks = [text[i:i + size] for i in range(0, len(text), size)]
+        gated = per_feed(dialect, chunks, 1 << 20)
+        with no_gates(dialect):
+            assert gated == per_feed(dialect, chunks, 1 << 20), size
+
+
+GATED_DIALECTS = [name for name in bundled_dialects()
+                  if any(grammar.gates for grammar in resolve_dialect(name)._grammars)]
+CORPUS_TEXTS = {name: [case.text for case in toolparse.corpus.find_cases()
+                       if case.dialect == name] for name in GATED_DIALECTS}
+
+
+def feeds(dialect: toolparse.Dialect, chunks: list[str], max_capture: int,
+          incremental: bool) -> list[list[toolparse.StreamEvent]]:
+    ids = itertools.count()
+    parser = toolparse.StreamParser(dialect, max_capture=max_capture, incremental=incremental,
+                                    id_factory=lambda: f"call_{next(ids)}")
+    out: list[list[toolparse.StreamEvent]] = [parser.feed(chunk) for chunk in chunks]
+    return out + [parser.close()]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(GATED_DIALECTS), st.data(), cuts, st.booleans(),
+       st.sampled_from([40, 200, 1 << 20]))
+def test_every_gated_dialect_gives_the_same_feeds_as_without_gates(
+        name: str, data: st.DataObject, points: list[float], incremental: bool,
+        max_capture: int) -> None:
+    # Each dialect's corpus texts, whole, cut short, or with a piece of markup or text
+    # spliced in (a block broken mid-call, a second opener inside a value), in random
+    # chunks: a kept chunk changes no event and the feed of none (SPEC G2, G5). Gates
+    # read off a lookahead (gemma4's `{`) and closes decided late (pythonic's `]`) too.
+    dialect = resolve_dialect(name)
+    texts = CORPUS_TEXTS[name]
+    text = data.draw(st.sampled_from(texts)) if texts else ""
+    at = data.draw(st.integers(0, len(text)))
+    how = data.draw(st.sampled_from(["whole", "cut", "splice"]))
+    if how == "cut":
+        text = text[:at]
+    elif how == "splice":
+        other = data.draw(st.sampled_from(texts)) if texts else ""
+        piece = data.draw(st.one_of(st.text(max_size=6), st.just(other[:at]),
+                                    st.sampled_from(["]", "}", ">", "{", ")", "]<|python_end|>",
+                                                     '"', "\n", "<|tool_call>call:f{"])))
+        text = text[:at] + piece + text[at:]
+    chunks = split_at_fractions(text, points)
+    gated = feeds(dialect, chunks, max_capture, incremental)
+    with no_gates(dialect):
+        usual = feeds(dialect, chunks, max_capture, incremental)
+    assert gated == usual
+
+
+@pytest.mark.parametrize("name", ["pythonic", "gemma4", "llama3_json"])
+@pytest.mark.parametrize("incremental", [False, True])
+def test_gates_read_off_a_lookahead_or_a_late_close_change_no_feed(
+        name: str, incremental: bool) -> None:
+    # The dialects that gained gates in the twenty-third sitting, over every corpus
+    # case in every regular chunking up to 5 characters, and pythonic's `]`, decided
+    # only by the character after it, arriving alone: the chunk after it must be lexed.
+    dialect = resolve_dialect(name)
+    texts = [*CORPUS_TEXTS[name], '[get_weather(city="Paris")] and more text.',
+             '[get_weather(city="Paris")]<|python and more text.']
+    for text in texts:
+        for size in range(1, 6):
+            chunks = [text[i:i + size] for i in range(0, len(text), size)]
+            gated = feeds(dialect, chunks, 1 << 20, incremental)
+            with no_gates(dialect):
+                assert gated == feeds(dialect, chunks, 1 << 20, incremental), (text, size)

@@ -14,11 +14,16 @@ grammar). So until a chunk holds one of those *gates*, or reaches the limit, the
 cannot change what goes out, and the engine only keeps it (`Engine.feed`'s quiet
 path), to lex it with the chunk that holds a gate. Each character is still lexed once.
 
-That holds only where the lexer decides a closing terminal at its last character. A
-terminal with a lookahead waits for the character after it, and so does one that a
-longer atom could still beat (`<a>` when `<a>b` could be a token): with either among
-the enders, or a terminal whose last characters are many (a run) or unknown (no
-automaton), the grammar has no gates, and its blocks take every chunk the usual way.
+A closing terminal is decided at one of its last characters, or later: one with a
+negative lookahead waits for the characters after it, and so does one that a longer
+atom could still beat (`]` when `]<|python_end|>` could be a token). The later ones
+(`late_closers`) still give gates: the engine keeps no chunk while an atom is arriving
+after the text lexed at a gate, so the chunk that decides it is lexed. A terminal that
+ends in a positive lookahead is decided at the last character the lookahead reads
+(`{` for Gemma 4's `call:NAME(?={)`). A terminal whose last characters are many (a
+run) or unknown (no automaton), or more gates than `MAX_GATES`, and the grammar has no
+gates: its blocks take every chunk the usual way. An anchored open is no closing
+terminal: it opens a block only at the start of the answer, never in a span.
 
 A gate is not yet a close: most tags end with `>` too. When every closing terminal
 begins with the same character (`<`) and has it nowhere else, a closing tag that ends
@@ -49,14 +54,16 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, NamedTuple
 
+from toolparse._dialect.lexer import TerminalSpec, plain_pattern
 from toolparse._dialect.roles import own_name
-from toolparse._syntax.dfa import DFA
+from toolparse._syntax.dfa import DFA, dfa_for
+from toolparse._syntax.regexp import lookahead_consumed, refusal_reach
 
 if TYPE_CHECKING:
     from toolparse._dialect.grammar import Grammar
 
 __all__ = ["CALL_RULES", "Closers", "EVENT_RULES", "HEAD", "MAX_GATES", "NO_EVENTS", "closers_of",
-           "gates_of", "last_chars"]
+           "gates_of", "last_chars", "late_closers"]
 
 MAX_GATES: Final = 4
 """More characters than this end the closing terminals: the grammar has no gates (a
@@ -113,7 +120,9 @@ def _closing(grammar: Grammar, events: tuple[str, ...] | str = NO_EVENTS) -> fro
     last terminals of a block, and the block closes and opens a failed span ends at;
     with `events` (rule names), also the first and last terminals of those rules."""
     roles = grammar.roles
-    found = grammar.enders | roles.block_closes | roles.block_opens
+    # (An anchored open ends no span: it opens a block only at the answer's start.)
+    found = (grammar.enders | roles.block_closes
+             | (roles.block_opens - frozenset(grammar.header.anchored)))
     if events:
         found |= _rule_edges(grammar, events)
     return found
@@ -134,20 +143,37 @@ def gates_of(grammar: Grammar, events: tuple[str, ...] | str = NO_EVENTS) -> str
     `events`, or an incremental event's tag), sorted; "" when the engine must take
     every chunk inside a call the usual way."""
     chars: set[str] = set()
-    closing = _closing(grammar, events)
-    for name in sorted(closing):
-        spec = grammar.terminals[name]
-        dfa = spec.dfa
-        ends = last_chars(dfa) if dfa is not None else None
+    for name in sorted(_closing(grammar, events)):
+        ends = _deciding_chars(grammar.terminals[name])
         if ends is None:
             return ""
         chars |= ends
     if not chars or len(chars) > MAX_GATES:
         return ""
-    decided = closing if events else grammar.enders
-    if not all(_decided_at_end(grammar, name) for name in decided):
-        return ""
+    if events and not all(_decided_at_end(grammar, name) for name in _closing(grammar, events)):
+        return ""   # (an event tag decided late: no keeping with incremental events)
     return "".join(sorted(chars))
+
+
+def _deciding_chars(spec: TerminalSpec) -> frozenset[str] | None:
+    """The characters at which a match of `spec` can become certain: its last ones,
+    or, for a terminal that ends in a positive lookahead (Gemma 4's `call:NAME(?=\\{)`),
+    the last ones of what the lookahead reads. None when any character can."""
+    dfa = spec.dfa
+    if dfa is None and spec.has_lookahead and refusal_reach(spec.full.pattern) == 0:
+        dfa = dfa_for(lookahead_consumed(plain_pattern(spec)))
+    return last_chars(dfa) if dfa is not None else None
+
+
+def late_closers(grammar: Grammar) -> bool:
+    """Whether a terminal a block of `grammar` ends with may be decided only after its
+    last character: it has a lookahead, or a longer atom tried before it may still be
+    arriving where it has matched (pythonic's `]`, which may yet become
+    `]<|python_end|>`). Such a grammar still has gates, but the engine keeps no chunk
+    while an atom is arriving after the text lexed at a gate (`Engine._keep_quiet`):
+    the next chunk may decide it, gate or not. (With incremental events, an event tag
+    decided late means no gates.)"""
+    return not all(_decided_at_end(grammar, name) for name in grammar.enders)
 
 
 def closers_of(grammar: Grammar, events: tuple[str, ...] | str = NO_EVENTS) -> Closers | None:

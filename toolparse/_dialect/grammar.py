@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolparse._dialect.build import Builders
-from toolparse._dialect.gates import Closers, closers_of, gates_of
+from toolparse._dialect.gates import Closers, closers_of, gates_of, late_closers
 from toolparse._dialect.header import Header
 from toolparse._dialect.lexer import StateLexer, TerminalSpec, plain_pattern
 from toolparse._dialect.openers import BlockStarts
@@ -158,6 +158,12 @@ class Grammar:
         """The characters without which a chunk inside a started call cannot change
         what goes out (`gates.py`); "" when this grammar has none."""
         return gates_of(self)
+
+    @functools.cached_property
+    def late_closers(self) -> bool:
+        """Whether a closing terminal may be decided after its last character
+        (`gates.late_closers`): then no chunk is kept while an atom is arriving."""
+        return late_closers(self)
 
     @functools.cached_property
     def closers(self) -> Closers | None:

@@ -432,12 +432,11 @@ class Engine:
                                and not self._output.waiting else None)
 
     def _keep_quiet(self, capture: Capture) -> Keeping | None:
-        """Start keeping chunks unlexed when nothing can go out before a gate
-        (`_dialect/gates.py`): a call has started, the block's tag is outside code for
-        certain, no output is held, no atom longer than `KEPT_TAIL` is arriving, and
-        there is room before the limit; with incremental events, the gates are the
-        event tags' and nothing streams (`CallProgress.gates`). The keeping (holding
-        that atom), or None."""
+        """Start keeping chunks unlexed when nothing can go out before a gate (`gates.py`):
+        a call has started, its tag is outside code for certain, no output is held, no
+        atom longer than `KEPT_TAIL` (none under `late_closers`) is arriving, there is
+        room; with incremental events, the gates are the event tags' and nothing streams
+        (`CallProgress.gates`). The keeping (holding that atom), or None."""
         grammar, progress = capture.grammar, capture.progress
         found = ((grammar.gates, grammar.closers) if progress is None
                  else progress.gates(capture.driver))
@@ -445,8 +444,9 @@ class Engine:
             return None
         gates, closers = found
         tail = self._tail
-        if (not gates or len(tail) > KEPT_TAIL or not capture.invoked or capture.ticket >= 0
-                or self._mode is not Mode.CAPTURE or self._output.waiting or capture.end_at >= 0):
+        if (not gates or len(tail) > (0 if grammar.late_closers else KEPT_TAIL)
+                or not capture.invoked or capture.ticket >= 0 or self._mode is not Mode.CAPTURE
+                or self._output.waiting or capture.end_at >= 0):
             return None
         room = self._limit - self._base - len(tail)
         if room <= 0:
