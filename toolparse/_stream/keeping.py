@@ -38,7 +38,7 @@ G6)."""
 class Keeping:
     """The chunks kept since a call's quiet stretch began, and what ends it."""
 
-    __slots__ = ("chunks", "gates", "gate", "room", "closers", "counts", "may_begin",
+    __slots__ = ("chunks", "gates", "gate", "gate2", "room", "closers", "counts", "may_begin",
                  "closer_char", "lt_piece", "lt_room", "source")
 
     def __init__(self, tail: str, gates: str, closers: Closers | None, room: int) -> None:
@@ -48,9 +48,11 @@ class Keeping:
         """The chunks kept (a short atom still arriving first, lexed again from its
         start at the next gate)."""
         self.gates = gates
-        """The characters that end the keeping, and `gate`, the one gate when there is
-        only one (else "")."""
+        """The characters that end the keeping, and `gate`, the one gate `feed` tests at
+        once when there is only one (else ""); `gate2`, the second of two, which
+        `quiet` tests with the first without a loop (else "")."""
         self.gate = gates if len(gates) == 1 else ""
+        self.gate2 = gates[1] if len(gates) == 2 else ""
         self.room = room
         """How many more characters fit before the limit."""
         self.closers: re.Pattern[str] | None = closers.full if closers is not None else None
@@ -61,7 +63,7 @@ class Keeping:
         self.may_begin: Callable[[str], bool] = (
             closers.may_begin if closers is not None else _maybe)
         """`Closers.may_begin` of those closing tags."""
-        char = self.closer_char = closers.start if closers is not None else ""
+        char = self.closer_char = closers.start if closers is not None else NO_CLOSER
         """The character every closing tag begins with (and holds nowhere else)."""
         self.lt_piece = 0 if tail and char and char in tail else -1
         """The last kept piece holding `closer_char` (-1: none), and `room` just after it
@@ -97,8 +99,12 @@ class Keeping:
         """`feed`'s path 2 for a chunk that holds the gate, or when there is none: whether
         it changes nothing that goes out all the same (it holds none of several gates, or,
         no longer than a window, its gates end no closing tag)."""
-        return ((not self.gate and self.gateless(chunk))
-                or (len(chunk) <= WINDOW and not self.closes(chunk)))
+        if not self.gate:
+            gate2 = self.gate2
+            if (self.gates[0] not in chunk and gate2 not in chunk if gate2
+                    else self.gateless(chunk)):
+                return True
+        return len(chunk) <= WINDOW and not self.closes(chunk)
 
     def gateless(self, chunk: str) -> bool:
         """Whether `chunk` holds none of several gates (`feed` tests one at once)."""
@@ -158,6 +164,11 @@ class Keeping:
     def text(self) -> str:
         """Everything kept, to be lexed from its start."""
         return "".join(self.chunks)
+
+
+NO_CLOSER: Final = "\uffff"
+"""`Keeping.closer_char` without closers: a noncharacter, so that `feed` does not mark
+every chunk for a closing tag nobody asks about (marking one that holds it is harmless)."""
 
 
 def _maybe(head: str) -> bool:
