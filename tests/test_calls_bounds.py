@@ -20,7 +20,8 @@ from toolparse._calls.patterns import pattern_search, to_re2_syntax
 from toolparse._calls.repair import MAX_DEPTH
 from toolparse._calls.repair.keywords import VALIDATION_BASE_STEPS
 from toolparse._calls.values import member_schema, type_arguments
-from toolparse._json import MAX_JSON_DEPTH, NOT_JSON, TooDeep, loads_strict, strict_json
+from toolparse._json import (MAX_JSON_DEPTH, NOT_JSON, TooDeep, json_depth_exceeds,
+                             loads_strict, strict_json)
 
 from test_schema_safety import bounded
 
@@ -355,3 +356,38 @@ def test_loads_strict_takes_its_short_cuts_only_where_the_decoder_agrees(text: s
         expected = NOT_JSON
     got = loads_strict(text)
     assert got == expected and type(got) is type(expected), (text, got, expected)
+
+
+def _depth_outside_strings(text: str) -> int:
+    """The deepest nesting of `[`/`{` outside double-quoted strings, read a character
+    at a time (the reference `json_depth_exceeds` must agree with)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+json_values = st.recursive(
+    st.text(alphabet='ab[]{}"\\\n', max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.text(alphabet='a[{"\\', max_size=4), inner, max_size=3),
+    max_leaves=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values, st.floats(0, 1), st.integers(0, 6))
+def test_json_depth_outside_strings(value: Any, cut: float, limit: int) -> None:
+    # Brackets and escaped quotes inside strings count for nothing, whole or cut short
+    # (a string cut after its backslash, or never closed, runs to the end).
+    text = json.dumps(value)
+    for piece in (text, text[:round(cut * len(text))]):
+        assert json_depth_exceeds(piece, limit) == (_depth_outside_strings(piece) > limit)

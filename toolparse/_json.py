@@ -68,25 +68,36 @@ def _finite_float(text: str) -> float:
     return value
 
 
-# A string (closed, or running to the end of the text when it never closes) or a bracket.
-_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\[\s\S]?[^"\\]*)*"?|[\[\]{}]')
+_BRACKET = re.compile(r"[\[\]{}]")
 
 
 def json_depth_exceeds(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
     """Whether `text` opens more than `limit` arrays/objects inside one another, outside
-    double-quoted strings. Linear; the common case is two `str.count` calls."""
+    double-quoted strings. Linear; the common case is two `str.count` calls, and the
+    next commonest (brackets in strings: code sent to a tool) the same after the strings
+    are taken out at C speed."""
     if text.count("[") + text.count("{") <= limit:
         return False
+    structure = _outside_strings(text)
+    if structure.count("[") + structure.count("{") <= limit:
+        return False
     depth = 0
-    for match in _STRING_OR_BRACKET.finditer(text):
-        token = match.group()
+    for token in _BRACKET.findall(structure):
         if token in ("[", "{"):
             depth += 1
             if depth > limit:
                 return True
-        elif token in ("]", "}"):
+        else:
             depth = max(depth - 1, 0)
     return False
+
+
+def _outside_strings(text: str) -> str:
+    """`text` without its double-quoted strings (one running to the end of the text
+    when it never closes), at C speed: escaped backslashes and escaped quotes go first,
+    then every other piece between quotes is a string. (Where a backslash stands
+    outside a string, the text is no JSON from there on, and no decoder reads further.)"""
+    return "".join(text.replace("\\\\", "").replace('\\"', "").split('"')[::2])
 
 
 def loads_strict(text: str, *, control_characters: bool = False) -> Any:

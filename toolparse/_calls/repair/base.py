@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from toolparse._json import MAX_JSON_DEPTH
@@ -125,20 +125,17 @@ def too_deep_hint(tool: str) -> str:
 def measure(value: Any) -> int:
     """The number of JSON values in `value` (objects, arrays and scalars); raises
     `Reject("too_deep")` past `MAX_DEPTH` levels. Iterative, linear."""
-    nodes = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        nodes += 1
-        if isinstance(node, dict):
-            children: Iterable[Any] = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        if depth >= MAX_DEPTH and any(isinstance(c, (dict, list)) for c in children):
+    nodes, depth = 1, 1
+    level: list[Any] = [value] if isinstance(value, (dict, list)) else []
+    while level:   # (a level at a time: the scalars are counted, never visited one by one)
+        below: list[Any] = []
+        for node in level:
+            children: Collection[Any] = node.values() if isinstance(node, dict) else node
+            nodes += len(children)
+            below += [child for child in children if isinstance(child, (dict, list))]
+        if below and depth >= MAX_DEPTH:
             raise too_deep()
-        stack.extend((child, depth + 1) for child in children)
+        level, depth = below, depth + 1
     return nodes
 
 

@@ -67,7 +67,25 @@ def _shown(pointer: str) -> str:
 
 def check_document_depth(schema: Any, tool: str) -> None:
     """Refuse a schema document nested deeper than `MAX_SCHEMA_DEPTH` (before anything
-    that recurses, such as `json.dumps`, touches it). Iterative; any Python objects."""
+    that recurses, such as `json.dumps`, touches it). Iterative; any Python objects.
+    (A level at a time, with no pointers: every call checks its schema again, and only
+    a refusal needs to say where: `_deepest`.)"""
+    level: list[Any] = [schema]
+    for _ in range(MAX_SCHEMA_DEPTH):
+        below: list[Any] = []
+        for node in level:
+            children = node.values() if isinstance(node, Mapping) else node
+            if isinstance(node, (Mapping, list, tuple)):
+                below += [child for child in children
+                          if isinstance(child, (Mapping, list, tuple))]
+        if not below:
+            return
+        level = below
+    _deepest(schema, tool)
+
+
+def _deepest(schema: Any, tool: str) -> None:
+    """`check_document_depth`'s refusal, with the pointer of a node too deep."""
     stack: list[tuple[Any, int, str]] = [(schema, 1, "")]
     while stack:
         node, depth, pointer = stack.pop()
