@@ -17,7 +17,8 @@ from toolparse._dialect.gates import _closing
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.loader import resolve_dialect
 from toolparse._dialect.lexer import StateLexer
-from toolparse._syntax.regexp import leading_literal, without_captures
+from toolparse._dialect.openers import with_lookahead
+from toolparse._syntax.regexp import leading_literal, literal_first, without_captures
 
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
@@ -199,3 +200,41 @@ def test_a_lead_match_is_the_ignored_token_then_the_next(data: st.DataObject) ->
         token = lexer.master.match(text, at)
         assert token is not None and token.end() == m.end(), (name, text, pos)
         assert lexer.by_group[token.lastindex or 0] is spec, (name, text, pos)
+
+
+def test_a_pattern_that_begins_with_a_group_is_written_literal_first() -> None:
+    assert literal_first("<a") == ["<a"]
+    assert literal_first(r"(?:<\|x\|>|<y>)\s*\[") == [r"<\|x\|>\s*\[", r"<y>\s*\["]
+    assert literal_first(r"(?:<\|start\|>a)?<\|c\|>") == [r"<\|start\|>a<\|c\|>", r"<\|c\|>"]
+    assert literal_first(r"(?:<a)*<b") is None          # a repeat cannot be distributed
+    assert literal_first(r"(?:<a)?+<b") is None
+    assert literal_first(r"(?:<a|\w)b") is None          # a branch with no literal first
+    assert literal_first(r"[<>]a") is None
+
+
+auto_starts = resolve_dialect("auto")._starts
+
+
+@cache
+def _undispatched() -> re.Pattern[str]:
+    return re.compile(with_lookahead(auto_starts.openers, dispatch=False))
+
+
+opener_samples = [s for s in ["<tool_call>", "<tool_calls>", "<|channel|>commentary to=functions.f",
+                              "<|start|>assistant<|channel|>analysis<|message|>", "[TOOL_CALLS]f[ARGS]",
+                              "functools[", "]<]minimax[>[<tool_call>", "<|tool_call>call:f{",
+                              "<｜tool▁calls▁begin｜>", "<function=f>", "<|python_tag|>", "<div>",
+                              "<tool_call|>[", "<function_call> {", "<seed:tool_call>", "f", "<", "["]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(opener_samples), st.text(alphabet="<[]f|t >x", max_size=4)),
+                max_size=12).map("".join))
+def test_the_dispatched_auto_search_finds_what_the_alternation_finds(text: str) -> None:
+    # `dialect="auto"`'s search is one branch per first two characters (`_dispatched`),
+    # written literal-first: every match (start and end) is the plain alternation's.
+    dispatched = auto_starts.search
+    assert dispatched.pattern != _undispatched().pattern
+    for at in range(len(text) + 1):
+        a, b = dispatched.search(text, at), _undispatched().search(text, at)
+        assert (a and a.span()) == (b and b.span()), at

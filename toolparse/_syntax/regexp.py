@@ -166,6 +166,45 @@ def _has_top_level_bar(pattern: str) -> bool:
     return False
 
 
+def literal_first(pattern: str) -> list[str] | None:
+    """`pattern` as alternatives that each begin with a literal character, matching what
+    it matches in the same order of preference: itself, or, when it begins with a group
+    (`(?:<a|<b)rest`, `(?:<x)?<y`), that group's branches each followed by the rest (and
+    the rest alone after an optional group). None when that does not give one."""
+    if leading_literal([pattern]) is not None:
+        return [pattern]
+    if not pattern.startswith("(?:"):
+        return None
+    depth, close = 0, -1
+    for i, char in _syntax_chars(pattern):
+        depth += char == "("
+        depth -= char == ")"
+        if depth == 0:
+            close = i
+            break
+    inner, rest = pattern[3:close], pattern[close + 1:]
+    optional = rest.startswith("?") and not rest.startswith("??")
+    if rest[:1] in ("*", "+", "{") or (optional and rest[1:2] in ("+", "?")):
+        return None
+    rest = rest[1:] if optional else rest
+    out = [branch + rest for branch in _top_level_branches(inner)] + ([rest] if optional else [])
+    return out if all(leading_literal([branch]) is not None for branch in out) else None
+
+
+def _top_level_branches(pattern: str) -> list[str]:
+    """`pattern` split at its top-level `|`."""
+    depth, start, out = 0, 0, []
+    for i, char in _syntax_chars(pattern):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+    return [*out, pattern[start:]]
+
+
 def lookahead_consumed(pattern: str) -> str:
     """`pattern` with a positive lookahead that ends it read as characters (`call:f(?=\\{)`
     -> `call:f(?:\\{)`): its prefixes are exactly the texts that can still become a
