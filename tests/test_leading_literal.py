@@ -16,7 +16,7 @@ from toolparse._dialect import bundled_dialects
 from toolparse._dialect.gates import _closing
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.loader import resolve_dialect
-from toolparse._dialect.lexer import StateLexer
+from toolparse._dialect.lexer import StateLexer, _first_prefix
 from toolparse._dialect.openers import with_lookahead
 from toolparse._syntax.regexp import leading_literal, literal_first, without_captures
 
@@ -238,3 +238,36 @@ def test_the_dispatched_auto_search_finds_what_the_alternation_finds(text: str) 
     for at in range(len(text) + 1):
         a, b = dispatched.search(text, at), _undispatched().search(text, at)
         assert (a and a.span()) == (b and b.span()), at
+
+
+def _lookahead_terminals() -> list[Any]:
+    found = {}
+    for name in bundled_dialects():
+        for grammar in resolve_dialect(name)._grammars:
+            for spec in grammar.terminals.values():
+                if spec.consumed_dfa is not None:
+                    found[spec.full.pattern] = spec
+    return list(found.values())
+
+
+def test_a_terminal_ending_in_a_lookahead_arrives_as_its_partial_matcher_says() -> None:
+    # `_first_prefix` asks the automaton of the pattern with its lookahead read as
+    # characters (`consumed_dfa`) where it asked `regex`'s partial matcher: the same
+    # answer for every cut of every corpus text, from each place the terminal can begin.
+    from toolparse.corpus import find_cases
+    specs = _lookahead_terminals()
+    assert {spec.name for spec in specs} >= {"CALL_OPEN", "FUNCTION_OPEN"}   # gemma4, granite
+    texts = [case.text for case in find_cases()][::3]
+    texts += ["<|tool_call>call:get_weather{", "<function_call> \\n {", "<function_call>x",
+              "x]]>]]]>]]> ]]", "[ get_weather(city='x')]", "```\n```x",
+              "get_weather <arg_key>", "name  <tool_sep>x", "ab d <steptml:invoke>"]
+    for spec in specs:
+        for text in texts:
+            places = ([i for i, char in enumerate(text) if char in spec.starts] if spec.starts
+                      else list(range(0, len(text), max(1, len(text) // 12))))
+            for at in places[:12]:
+                for end in range(at, min(len(text), at + 40) + 1):
+                    p = spec.partial.match(text, at, end, partial=True)
+                    found, _ = _first_prefix(((spec, None),), text, at, end)
+                    assert (found is spec) == bool(p is not None and p.partial), \
+                        (spec.name, text[at:end])

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Final
 
 from toolparse._syntax.dfa import DFA, can_finish, dfa_for, may_continue_into
 from toolparse._syntax.regexp import (
-    first_chars, partial_pattern, refusal_reach, widths, without_captures)
+    first_chars, lookahead_consumed, partial_pattern, refusal_reach, widths, without_captures)
 
 if TYPE_CHECKING:
     import regex
@@ -96,6 +96,21 @@ class TerminalSpec:
         if found is _MISSING:
             found = None if self.has_lookahead else dfa_for(self.full.pattern)
             _DFAS[self.full.pattern] = found
+        return found  # type: ignore[return-value]
+
+    @property
+    def consumed_dfa(self) -> DFA | None:
+        """For a terminal that ends in a positive lookahead (and has no other), the
+        automaton of its pattern with the lookahead read as characters
+        (`lookahead_consumed`): its prefixes are the texts that may still become a
+        match. None otherwise."""
+        key = "consumed:" + self.full.pattern
+        found = _DFAS.get(key, _MISSING)
+        if found is _MISSING:
+            found = None
+            if self.has_lookahead and refusal_reach(self.full.pattern) == 0:
+                found = dfa_for(lookahead_consumed(_NAMED_GROUP.sub("(", self.full.pattern)))
+            _DFAS[key] = found
         return found  # type: ignore[return-value]
 
     def continues(self, chunk: str) -> bool:
@@ -447,6 +462,13 @@ def _first_prefix(tries: tuple[tuple[TerminalSpec, DFA | None], ...], text: str,
             state = dfa.advance(dfa.initial, text[pos:end])
             if state >= 0:
                 return spec, state
+            continue
+        consumed = spec.consumed_dfa
+        if consumed is not None:
+            # (a proper prefix of its text and lookahead: -2, complete, is no longer
+            # arriving, as the partial matcher below says; one automaton, not `regex`)
+            if consumed.advance(consumed.initial, text[pos:end]) >= 0:
+                return spec, -1
             continue
         p = spec.partial.match(text, pos, end, partial=True)
         if p is not None and p.partial:

@@ -99,8 +99,8 @@ def entrant_openers(grammars: tuple[Grammar, ...], text: str, opener: Opener
     found = []
     for grammar in grammars:
         starts = grammar.anchored_starts if opener.anchored else grammar.block_starts
-        if starts is None:
-            continue
+        if starts is None or starts.start_search.match(text, opener.at) is None:
+            continue   # (no opener of its begins with these two characters: one C call)
         spec, end = next_token(starts.lexer, text, opener.at, len(text), True)
         if spec is not None and end == opener.end:
             found.append((grammar, spec))
