@@ -55,6 +55,7 @@ _NEGATED_RUN: Final = re.compile(r"\[\^((?:\\.|[^\]\\]){1,4})\]\+")
 _NAMED_GROUP: Final = re.compile(r"\(\?P<([A-Za-z_][A-Za-z0-9_]*)>")
 _MISSING: Final = object()
 _DFAS: dict[str, object] = {}
+_CONSUMED_DFAS: dict[str, object] = {}
 """Terminal pattern -> its automaton (or None), once per process."""
 
 
@@ -104,13 +105,12 @@ class TerminalSpec:
         automaton of its pattern with the lookahead read as characters
         (`lookahead_consumed`): its prefixes are the texts that may still become a
         match. None otherwise."""
-        key = "consumed:" + self.full.pattern
-        found = _DFAS.get(key, _MISSING)
+        found = _CONSUMED_DFAS.get(self.full.pattern, _MISSING)
         if found is _MISSING:
             found = None
             if self.has_lookahead and refusal_reach(self.full.pattern) == 0:
                 found = dfa_for(lookahead_consumed(_NAMED_GROUP.sub("(", self.full.pattern)))
-            _DFAS[key] = found
+            _CONSUMED_DFAS[self.full.pattern] = found
         return found  # type: ignore[return-value]
 
     def continues(self, chunk: str) -> bool:
