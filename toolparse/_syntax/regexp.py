@@ -155,15 +155,7 @@ def leading_literal(patterns: list[str]) -> tuple[str, list[str]] | None:
 def _has_top_level_bar(pattern: str) -> bool:
     """Whether `pattern` is an alternation at its top level (`<a|<b`: its first
     character is not every branch's)."""
-    depth = 0
-    for i, char in _syntax_chars(pattern):
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            return True
-    return False
+    return len(_top_level_branches(pattern)) > 1
 
 
 def literal_first(pattern: str) -> list[str] | None:
