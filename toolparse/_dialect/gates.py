@@ -54,10 +54,9 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, NamedTuple
 
-from toolparse._dialect.lexer import TerminalSpec, plain_pattern
+from toolparse._dialect.lexer import TerminalSpec
 from toolparse._dialect.roles import own_name
-from toolparse._syntax.dfa import DFA, dfa_for
-from toolparse._syntax.regexp import lookahead_consumed, refusal_reach
+from toolparse._syntax.dfa import DFA
 
 if TYPE_CHECKING:
     from toolparse._dialect.grammar import Grammar
@@ -157,11 +156,10 @@ def gates_of(grammar: Grammar, events: tuple[str, ...] | str = NO_EVENTS) -> str
 
 def _deciding_chars(spec: TerminalSpec) -> frozenset[str] | None:
     """The characters at which a match of `spec` can become certain: its last ones,
-    or, for a terminal that ends in a positive lookahead (Gemma 4's `call:NAME(?=\\{)`),
-    the last ones of what the lookahead reads. None when any character can."""
-    dfa = spec.dfa
-    if dfa is None and spec.has_lookahead and refusal_reach(spec.full.pattern) == 0:
-        dfa = dfa_for(lookahead_consumed(plain_pattern(spec)))
+    or, for a terminal that ends in a positive lookahead (Gemma 4's `call:NAME(?={)`),
+    the last ones of what the lookahead reads (`TerminalSpec.consumed_dfa`). None when
+    any character can."""
+    dfa = spec.dfa if spec.dfa is not None else spec.consumed_dfa
     return last_chars(dfa) if dfa is not None else None
 
 
