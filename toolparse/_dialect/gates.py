@@ -119,9 +119,7 @@ def _closing(grammar: Grammar, events: tuple[str, ...] | str = NO_EVENTS) -> fro
     last terminals of a block, and the block closes and opens a failed span ends at;
     with `events` (rule names), also the first and last terminals of those rules."""
     roles = grammar.roles
-    # (An anchored open ends no span: it opens a block only at the answer's start.)
-    found = (grammar.enders | roles.block_closes
-             | (roles.block_opens - frozenset(grammar.header.anchored)))
+    found = grammar.enders | roles.block_closes | grammar.span_opens
     if events:
         found |= _rule_edges(grammar, events)
     return found

@@ -161,7 +161,7 @@ class Grammar:
 
     @functools.cached_property
     def late_closers(self) -> bool:
-        """Whether a closing terminal may be decided after its last character
+        """Whether a terminal a block ends with may be decided after its last character
         (`gates.late_closers`): then no chunk is kept while an atom is arriving."""
         return late_closers(self)
 
@@ -187,9 +187,14 @@ class Grammar:
     def span_search(self) -> re.Pattern[str]:
         """Where a broken-calls span ends (SPEC 3.2), outside a section: a block close
         or a block open; a section open is found too (it hides closes until its end)."""
-        opens = self.roles.block_opens - frozenset(self.header.anchored)
         return re.compile(self.alternation(
-            self.roles.block_closes | opens | self.roles.section_opens))
+            self.roles.block_closes | self.span_opens | self.roles.section_opens))
+
+    @functools.cached_property
+    def span_opens(self) -> frozenset[str]:
+        """The block opens that end a broken-calls span: all but the anchored ones, which
+        open a block only at the start of the answer (SPEC 5.3 b)."""
+        return self.roles.block_opens - frozenset(self.header.anchored)
 
     @functools.cached_property
     def section_search(self) -> re.Pattern[str]:

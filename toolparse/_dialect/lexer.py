@@ -109,7 +109,7 @@ class TerminalSpec:
         if found is _MISSING:
             found = None
             if self.has_lookahead and refusal_reach(self.full.pattern) == 0:
-                found = dfa_for(lookahead_consumed(_NAMED_GROUP.sub("(", self.full.pattern)))
+                found = dfa_for(lookahead_consumed(plain_pattern(self)))
             _CONSUMED_DFAS[self.full.pattern] = found
         return found  # type: ignore[return-value]
 

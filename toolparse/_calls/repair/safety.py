@@ -73,9 +73,9 @@ def check_document_depth(schema: Any, tool: str) -> None:
     level: list[Any] = [schema]
     for _ in range(MAX_SCHEMA_DEPTH):
         below: list[Any] = []
-        for node in level:
-            children = node.values() if isinstance(node, Mapping) else node
+        for node in level:   # (every node here is a Mapping, list or tuple but the root)
             if isinstance(node, (Mapping, list, tuple)):
+                children = node.values() if isinstance(node, Mapping) else node
                 below += [child for child in children
                           if isinstance(child, (Mapping, list, tuple))]
         if not below:
