@@ -389,3 +389,28 @@ def test_growth_divides_by_a_quarter_of_the_largest_size() -> None:
         assert large == 4 * small, plan.mode
     assert targets.growth_pair((100 * kb, mb)) == (100 * kb, mb)
     assert targets.growth_pair((kb,)) == (kb, kb)
+
+
+def test_startup_children_cache_their_bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start-up is measured as a default Python starts: with its bytecode cached, in a
+    directory of the harness's own, even where the environment says not to write it
+    (which made every child compile every module, twice the figure)."""
+    import subprocess
+
+    from toolparse._bench import measures
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    seen: list[dict[str, str]] = []
+
+    def fake_run(argv: list[str], **kw: object) -> None:
+        env = kw["env"]
+        assert isinstance(env, dict)
+        seen.append(env)
+        assert os.path.isdir(env["PYTHONPYCACHEPREFIX"])
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    out = measures.measure_startup(2)
+    assert len(seen) == 5 and out["runs"] == 2
+    assert all("PYTHONDONTWRITEBYTECODE" not in env for env in seen)
+    assert len({env["PYTHONPYCACHEPREFIX"] for env in seen}) == 1
+    assert not os.path.exists(seen[0]["PYTHONPYCACHEPREFIX"])   # (removed at the end)

@@ -135,7 +135,7 @@ def _startup_and_repair(report: dict[str, Any]) -> list[str]:
         lines.append(f"start-up: {st['startup_ms']:.0f} ms above a bare interpreter "
                      f"(import toolparse + first parse() {st['import_and_parse_ms']:.0f} ms, "
                      f"bare {st['bare_ms']:.0f} ms; {st['clock']} time, median of "
-                     f"{st['runs']}; wall: {st['wall_startup_ms']:.0f} ms above)")
+                     f"{st['runs']}, bytecode cached; wall: {st['wall_startup_ms']:.0f} ms above)")
     rp = report["repair"]
     if "error" in rp:
         lines.append(f"repair:   ERROR {rp['error']}")
