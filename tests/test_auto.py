@@ -274,11 +274,12 @@ def test_a_tag_one_dialect_writes_and_another_only_accepts_is_read_once() -> Non
     from toolparse._stream.contest import entrant_openers
     from toolparse._stream.scan import Opener
 
-    grammars = resolve_dialect("auto")._grammars
+    auto = resolve_dialect("auto")
+    grammars = auto._grammars
 
     def readers(tag: str) -> list[str]:
         opener = Opener(grammars[0].openers[0], 0, len(tag), -1)
-        return [g.name for g, _ in entrant_openers(grammars, tag, opener)]
+        return [g.name for g, _ in entrant_openers(auto, tag, opener)]
 
     assert "SEED_OPEN" in resolve_dialect("qwen3_coder")._grammars[0].lenient_openers
     assert readers("<seed:tool_call>") == ["seed_oss"]
@@ -290,6 +291,34 @@ def test_a_tag_one_dialect_writes_and_another_only_accepts_is_read_once() -> Non
     assert [(c.name, c.arguments) for c in toolparse.parse(text, "auto").calls] == \
         [(c.name, c.arguments) for c in toolparse.parse(text, "qwen3_coder").calls] == \
         [("f", {"a": "1"})]
+
+
+def test_the_grammars_asked_about_a_tag_are_kept_by_its_first_two_characters() -> None:
+    # The contest asks only grammars some opener of which begins with the tag's first
+    # two characters, and keeps that list by them: asked again after other tags that
+    # share them (or not), the same readers as with nothing kept.
+    from toolparse._dialect.loader import resolve_dialect
+    from toolparse._stream.contest import entrant_openers
+    from toolparse._stream.scan import Opener
+
+    auto = resolve_dialect("auto")
+    tags = ["<tool_call>", "<tool_calls>", "<tool_calls:x>", "<function=f>", "<function_calls>",
+            "<seed:tool_call>", "<|python_tag|>", "<|tool_call_start|>", "<longcat_tool_call>",
+            "[TOOL_CALLS]f[ARGS]", "<TOOLCALL>", "<｜tool▁calls▁begin｜>"]
+
+    def readers(tag: str) -> list[str]:
+        opener = Opener(auto._grammars[0].openers[0], 0, len(tag), -1)
+        return [g.name for g, _ in entrant_openers(auto, tag, opener)]
+
+    fresh = {}
+    for tag in tags:
+        auto._starts.entrants.clear()
+        fresh[tag] = readers(tag)
+    assert fresh["<tool_calls>"] and fresh["<tool_call>"] and fresh["<function=f>"]
+    assert fresh["<tool_calls>"] != fresh["<tool_call>"]
+    for tag in tags + tags[::-1]:
+        assert readers(tag) == fresh[tag], tag
+    assert set(auto._starts.entrants) >= {"<t", "<f", "<s", "<|", "[T"}
 
 
 @pytest.mark.parametrize("text", [

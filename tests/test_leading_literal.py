@@ -16,9 +16,10 @@ from toolparse._dialect import bundled_dialects
 from toolparse._dialect.gates import _closing
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.loader import resolve_dialect
-from toolparse._dialect.lexer import StateLexer, _first_prefix
-from toolparse._dialect.openers import with_lookahead
-from toolparse._syntax.regexp import leading_literal, literal_first, without_captures
+from toolparse._dialect.lexer import (
+    NEED_MORE, StateLexer, TerminalSpec, _first_prefix, next_token)
+from toolparse._dialect.openers import BlockStarts, with_lookahead
+from toolparse._syntax.regexp import leading_literal, literal_first, literal_text, without_captures
 
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
@@ -271,3 +272,81 @@ def test_a_terminal_ending_in_a_lookahead_arrives_as_its_partial_matcher_says() 
                     found, _ = _first_prefix(((spec, None),), text, at, end)
                     assert (found is spec) == bool(p is not None and p.partial), \
                         (spec.name, text[at:end])
+
+
+def test_a_plain_literal_pattern_gives_its_text() -> None:
+    assert literal_text("<tool_call>") == "<tool_call>"
+    assert literal_text(r"<\|python_tag\|>") == "<|python_tag|>"
+    assert literal_text(r"\[TOOL_CALLS\]") == "[TOOL_CALLS]"
+    assert literal_text("[<]a") == "<a"                    # (a one-character class)
+    for pattern in ("(?i)<a>", "<a>+", "<a>(?=b)", "<a|b>", "[<>]a", "<a>\\s", "", "(?:<a>)?"):
+        assert literal_text(pattern) is None, pattern
+
+
+def _literal_starts() -> list[Any]:
+    found = []
+    for name in bundled_dialects():
+        for grammar in resolve_dialect(name)._grammars:
+            for starts in (grammar.block_starts, grammar.anchored_starts):
+                if starts is not None and starts.literals is not None:
+                    found.append(starts)
+    return found
+
+
+def _first_literal(starts: Any, text: str, at: int) -> tuple[Any, int]:
+    """`entrant_openers`' reading of `BlockStarts.literals`: the first the text starts
+    with at `at`, as `next_token` reports a match."""
+    for literal, spec in starts.literals:
+        if text.startswith(literal, at):
+            return spec, at + len(literal)
+    return None, at
+
+
+def test_literal_openers_are_matched_as_their_lexer_matches_them() -> None:
+    # The contest of `auto` asks a grammar whose openers are all literals with
+    # `str.startswith` instead of its lexer's regex: the same terminal and end, from
+    # every place in texts of every bundled opener, for every such grammar (and for a
+    # made-up one whose literals are prefixes of each other, in both orders).
+    literal = _literal_starts()
+    assert {starts.literals[0][0] for starts in literal} >= {"<tool_call>", "<|python_tag|>"}
+
+    def spec(name: str, pattern: str, order: int) -> Any:
+        return TerminalSpec(name, 0, pattern, False, False, re.compile(pattern),
+                            (0, 0, order, name))
+    for order in ((0, 1), (1, 0)):
+        literal.append(BlockStarts((spec("A", "<a>", order[0]), spec("B", "<a>b", order[1]))))
+    texts = ["".join(opener_samples), "<a>bc<a>x<a", "<tool_calls><tool_call>" + "x" * 3]
+    for starts in literal:
+        for text in texts:
+            for at in range(len(text) + 1):
+                want = next_token(starts.lexer, text, at, len(text), True)
+                assert _first_literal(starts, text, at) == want, (text, at)
+
+
+def test_a_pair_lexer_matches_what_the_whole_openers_lexer_matches() -> None:
+    # SCAN confirms a tag with the lexer of the openers that can begin with its first
+    # two characters (`BlockStarts.pair_lexer`): the same terminal and end (or the same
+    # terminal still arriving), from every place with two characters, cut anywhere, for
+    # auto's openers and every bundled grammar's.
+    auto = resolve_dialect("auto")
+    all_starts = [auto._starts, auto._anchors]
+    for name in bundled_dialects():
+        for grammar in resolve_dialect(name)._grammars:
+            all_starts += [grammar.block_starts, grammar.anchored_starts]
+    text = "".join(opener_samples) + "<tool_calls:x>\n<|start|>assistant to=functions.f<|channel|>"
+    smaller = 0
+    for starts in all_starts:
+        if starts is None:
+            continue
+        for at in range(len(text) - 1):
+            pair_lexer = starts.pair_lexer(text[at:at + 2])
+            smaller += len(pair_lexer.candidates) < len(starts.lexer.candidates)
+            for end in {at + 2, at + 5, at + 12, at + 30, len(text)}:
+                end = min(end, len(text))
+                for final in (True, False):
+                    got = next_token(pair_lexer, text, at, end, final)
+                    want = next_token(starts.lexer, text, at, end, final)
+                    if want[1] == NEED_MORE:   # (which one is arriving, SCAN does not read)
+                        got, want = got[1:], want[1:]
+                    assert got == want, (text[at:end], final)
+    assert smaller > 0

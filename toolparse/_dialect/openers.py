@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from toolparse._dialect.lexer import StateLexer, TerminalSpec, plain_pattern
 from toolparse._syntax.dfa import DFA, dfa_for
 from toolparse._syntax.regexp import (
-    leading_literal, literal_first, lookahead_consumed, partial_pattern, second_chars)
+    leading_literal, literal_first, literal_text, lookahead_consumed, partial_pattern,
+    second_chars)
 
 if TYPE_CHECKING:
     import regex
@@ -60,6 +61,11 @@ def _automaton_pairs(pattern: str) -> dict[str, frozenset[str]] | None:
             return None
         pairs[first] = frozenset(c for c, after in dfa.table[state].items() if after >= 0)
     return pairs
+
+
+_PAIR_LEXERS_KEPT = 256
+"""`BlockStarts.pair_lexer`'s lexers kept, at most (SCAN asks only where a complete
+opener was found, so the pairs are the openers' own, bar those not known)."""
 
 
 def _char_class(chars: set[str]) -> str:
@@ -131,11 +137,41 @@ class BlockStarts:
     def __init__(self, openers: tuple[TerminalSpec, ...]) -> None:
         self.openers = openers
         """The terminals that can start a block, in lexer order (names unique)."""
+        self.entrants: dict[str, tuple[Any, ...]] = {}
+        self._pair_lexers: dict[str, StateLexer] = {}
+        """For the union of several grammars' openers (`auto`): by a block start's first
+        two characters, the grammars whose own openers can begin with them
+        (`contest.entrant_openers`, which fills it)."""
 
     @functools.cached_property
     def lexer(self) -> StateLexer:
         """The openers as one lexer state, in Lark's order (confirms a block start)."""
         return StateLexer.build(self.openers)
+
+    def pair_lexer(self, pair: str) -> StateLexer:
+        """`lexer` for a place where the text begins with the two characters `pair`:
+        the lexer of the openers that can begin so (and of those whose first two
+        characters are not known), in `lexer`'s order. No other opener can match
+        there, nor be arriving, so it matches what `lexer` matches (or finds an opener
+        arriving where `lexer` does: which one may differ, as they are tried in another
+        order, and SCAN does not read it), trying a few
+        alternatives where `lexer` tries them all (`auto`: about 70, at every tag that
+        SCAN confirms). Kept by `pair`; `lexer` itself when every opener can begin so."""
+        found = self._pair_lexers.get(pair)
+        if found is None:
+            subset = tuple(spec for spec, pairs in self._pairs_of
+                           if pairs is None or pair[1] in pairs.get(pair[0], ()))
+            found = (self.lexer if len(subset) == len(self.openers)
+                     else StateLexer.build(subset))
+            if len(self._pair_lexers) < _PAIR_LEXERS_KEPT:
+                self._pair_lexers[pair] = found
+        return found
+
+    @functools.cached_property
+    def _pairs_of(self) -> tuple[tuple[TerminalSpec, dict[str, frozenset[str]] | None], ...]:
+        """Each opener in `lexer`'s order, with its first characters and the characters
+        that can follow each (`_pairs`; None: not known)."""
+        return tuple((spec, _pairs(plain_pattern(spec))) for spec in self.lexer.candidates)
 
     @functools.cached_property
     def chars(self) -> frozenset[str]:
@@ -165,6 +201,21 @@ class BlockStarts:
         ends in a lookahead, Gemma 4's `call:NAME(?=\\{)`, with it read as characters)."""
         return dfa_for("|".join(f"(?:{lookahead_consumed(plain_pattern(spec))})"
                                 for spec in self.openers))
+
+    @functools.cached_property
+    def literals(self) -> tuple[tuple[str, TerminalSpec], ...] | None:
+        """When every opener is a plain literal (Hermes' `<tool_call>`): each with its
+        terminal, in the order of `lexer`'s alternation, whose first match at a
+        position is then the first of these the text starts with there; else None.
+        (`auto`'s contest asks many grammars whether the same tag opens their block:
+        a few `str.startswith` calls instead of a regex match each.)"""
+        found = []
+        for spec in self.lexer.candidates:
+            text = literal_text(plain_pattern(spec))
+            if text is None or spec.has_lookahead:
+                return None
+            found.append((text, spec))
+        return tuple(found)
 
     @functools.cached_property
     def probe(self) -> regex.Pattern[str]:

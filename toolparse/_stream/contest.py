@@ -30,8 +30,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from toolparse._dialect.dialect import Dialect
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.lexer import TerminalSpec, next_token
+from toolparse._dialect.openers import BlockStarts
 from toolparse._stream.arriving import EXTENDS, Arriving
 from toolparse._stream.capture import COMPLETE, FAILED, WAITING, Capture
 from toolparse._stream.scan import Opener
@@ -86,7 +88,7 @@ class Entrant:
         self.base += pos
 
 
-def entrant_openers(grammars: tuple[Grammar, ...], text: str, opener: Opener
+def entrant_openers(dialect: Dialect, text: str, opener: Opener
                     ) -> list[tuple[Grammar, TerminalSpec]]:
     """The grammars (in priority order) that open a block with exactly the block-start
     tag SCAN found (`opener`, in `text`: an opener's lookahead reads past its token, as
@@ -95,17 +97,47 @@ def entrant_openers(grammars: tuple[Grammar, ...], text: str, opener: Opener
     that only accepts the tag (an accept-only spelling: qwen3_coder's
     `<seed:tool_call>`) gives way to those that write it (seed_oss), so the same block
     is not read twice (SPEC 5.2's cost bound). An anchored opener, found at the start
-    of the answer (SPEC 5.3 b), is read by the grammars' anchored openers only."""
+    of the answer (SPEC 5.3 b), is read by the grammars' anchored openers only.
+    (`dialect`: several grammars, `auto`.)"""
     found = []
-    for grammar in grammars:
-        starts = grammar.anchored_starts if opener.anchored else grammar.block_starts
-        if starts is None or starts.start_search.match(text, opener.at) is None:
-            continue   # (no opener of its begins with these two characters: one C call)
+    for grammar, starts in _worth_asking(dialect, text, opener):
+        literals = starts.literals
+        if literals is not None:
+            # Every opener of its a literal: the first the text starts with is the one
+            # its lexer would match (`BlockStarts.literals`), without a regex match.
+            for literal, literal_spec in literals:
+                if text.startswith(literal, opener.at):
+                    if opener.at + len(literal) == opener.end:
+                        found.append((grammar, literal_spec))
+                    break
+            continue
         spec, end = next_token(starts.lexer, text, opener.at, len(text), True)
         if spec is not None and end == opener.end:
             found.append((grammar, spec))
     written = [(g, spec) for g, spec in found if spec.name not in g.lenient_openers]
     return written or found
+
+
+def _worth_asking(dialect: Dialect, text: str, opener: Opener
+                  ) -> tuple[tuple[Grammar, BlockStarts], ...]:
+    """The grammars some opener of which begins with the tag's first two characters
+    (each grammar's `start_search`, which reads no further than those: the same
+    answer for every tag that begins with them, kept by the openers of them all), each
+    with its openers (anchored or not, as the tag)."""
+    union = dialect._anchors if opener.anchored else dialect._starts
+    at = opener.at
+    pair = text[at:at + 2]
+    kept = union.entrants.get(pair) if union is not None and len(pair) == 2 else None
+    if kept is not None:
+        return kept
+    worth = []
+    for grammar in dialect._grammars:
+        starts = grammar.anchored_starts if opener.anchored else grammar.block_starts
+        if starts is not None and starts.start_search.match(text, at) is not None:
+            worth.append((grammar, starts))
+    if union is not None and len(pair) == 2:
+        union.entrants[pair] = tuple(worth)
+    return tuple(worth)
 
 
 class Choice(NamedTuple):

@@ -564,7 +564,7 @@ class Engine:
             return at + 1
         token = text[at:token_end]
         grammars = self._dialect._grammars
-        openers = (entrant_openers(grammars, text, opener) if len(grammars) > 1
+        openers = (entrant_openers(self._dialect, text, opener) if len(grammars) > 1
                    else [(self._grammar, opener.spec)])
         if len(openers) > 1:
             entrants = [Entrant(Capture(grammar, grammar.opener_rule[spec.name], start,

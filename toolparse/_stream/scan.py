@@ -145,7 +145,9 @@ def scan(scanner: Scanner, output: Output, arriving: Arriving, text: str, pos: i
             output.text(text[pos:at], base + pos)
         if at >= end:
             return end, False, None
-        spec, token_end = next_token(openers, text, at, end, final)
+        spec, token_end = next_token(openers if end - at < 2 else
+                                     scanner.starts.pair_lexer(text[at:at + 2]),
+                                     text, at, end, final)
         if token_end == NEED_MORE:  # a longer opener could still match here
             starts = scanner.starts
             arriving.atom(starts.dfa, starts.probe.match, text, at)

@@ -27,7 +27,7 @@ try:  # the standard library's parser of regex syntax (private; absent: no filte
 except ImportError:  # pragma: no cover
     _sre_parse = None
 
-__all__ = ["Partial", "first_chars", "leading_literal", "partial_pattern", "reach",
+__all__ = ["Partial", "first_chars", "leading_literal", "literal_text", "partial_pattern", "reach",
            "refusal_reach", "second_chars", "widths", "without_captures"]
 
 
@@ -83,6 +83,24 @@ def second_chars(pattern: str) -> tuple[str, frozenset[str]] | None:
     if found is None or nullable:
         return None
     return chr(items[0][1]), frozenset(found)
+
+
+@functools.cache
+def literal_text(pattern: str) -> str | None:
+    """The one string `pattern` matches, when it is a plain literal (no class, group,
+    repeat, flag or assertion: `<tool_call>`, `<\\|python_tag\\|>`); else None."""
+    try:
+        tree = _sre_parse.parse(pattern)
+    except Exception:
+        return None
+    if tree.state.flags & ~re.UNICODE:   # (a str pattern's own flag; any other changes it)
+        return None
+    chars = []
+    for op, arg in tree:
+        if str(op) != "LITERAL":
+            return None
+        chars.append(chr(arg))
+    return "".join(chars) or None
 
 
 def reach(pattern: str) -> int | None:
