@@ -350,3 +350,6 @@ def test_a_pair_lexer_matches_what_the_whole_openers_lexer_matches() -> None:
                         got, want = got[1:], want[1:]
                     assert got == want, (text[at:end], final)
     assert smaller > 0
+    # SCAN asks for it only where the openers' first two characters differ.
+    assert auto._starts.pairs_differ and resolve_dialect("qwen3_coder")._starts.pairs_differ
+    assert not resolve_dialect("hermes")._starts.pairs_differ

@@ -168,6 +168,13 @@ class BlockStarts:
         return found
 
     @functools.cached_property
+    def pairs_differ(self) -> bool:
+        """Some `pair_lexer` is smaller than `lexer`: the openers do not all begin with
+        the same first two characters (`auto`'s do; Hermes' one does not)."""
+        return len({None if pairs is None else frozenset(pairs.items())
+                    for _, pairs in self._pairs_of}) > 1
+
+    @functools.cached_property
     def _pairs_of(self) -> tuple[tuple[TerminalSpec, dict[str, frozenset[str]] | None], ...]:
         """Each opener in `lexer`'s order, with its first characters and the characters
         that can follow each (`_pairs`; None: not known)."""

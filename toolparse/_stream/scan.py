@@ -51,11 +51,12 @@ class Scanner:
     build each attribute of a `BlockStarts` (an interpreted class with cached
     properties) is a generic look-up, and SCAN read several at every run."""
 
-    __slots__ = ("starts", "lexer", "find", "start_search", "start_finditer", "opener_char",
-                 "plain_chars", "anchors")
+    __slots__ = ("starts", "lexer", "by_pair", "find", "start_search", "start_finditer",
+                 "opener_char", "plain_chars", "anchors")
 
     starts: BlockStarts
     lexer: StateLexer
+    by_pair: Callable[[str], StateLexer] | None
     find: Callable[[str, int], Match[str] | None]
     start_search: Callable[[str, int], Match[str] | None]
     start_finditer: Callable[[str, int, int], Iterator[Match[str]]]
@@ -89,6 +90,9 @@ class Scanner:
         MiniMax-M3's `]` and Phi-4-mini's `f`), or "" when blocks start with more than
         four; and whether there is only one (then the fast path tests it alone)."""
         self.lexer = starts.lexer
+        self.by_pair = starts.pair_lexer if starts.pairs_differ else None
+        """The lexer that confirms a tag by its first two characters, where the openers'
+        differ (`BlockStarts.pair_lexer`); else None (`lexer` confirms every tag)."""
         self.find = starts.search.search
         self.start_search = starts.start_search.search
         self.start_finditer = starts.start_search.finditer
@@ -145,9 +149,9 @@ def scan(scanner: Scanner, output: Output, arriving: Arriving, text: str, pos: i
             output.text(text[pos:at], base + pos)
         if at >= end:
             return end, False, None
-        spec, token_end = next_token(openers if end - at < 2 else
-                                     scanner.starts.pair_lexer(text[at:at + 2]),
-                                     text, at, end, final)
+        by_pair = scanner.by_pair
+        spec, token_end = next_token(openers if by_pair is None or end - at < 2 else
+                                     by_pair(text[at:at + 2]), text, at, end, final)
         if token_end == NEED_MORE:  # a longer opener could still match here
             starts = scanner.starts
             arriving.atom(starts.dfa, starts.probe.match, text, at)
