@@ -12,6 +12,9 @@ from hypothesis import strategies as st
 
 import toolparse
 from toolparse import Text, ToolCallBlock, corpus
+from toolparse._dialect.loader import resolve_dialect
+from toolparse._stream.capture import Capture
+from toolparse._stream.contest import Contest, Entrant
 from conftest import joined
 from test_properties import FRAGMENTS, cuts, split_at_fractions
 
@@ -177,19 +180,21 @@ def test_auto_holds_every_bundled_dialect_default_first() -> None:
 
 # ---- the choice rule, entrant by entrant (contest.py) -----------------------------------
 
-class Reader:
+def Reader(outcome: str, base: int, stop: int = -1) -> Entrant:  # noqa: N802
     """An entrant as the choice rule sees it: its outcome, how far it has read, and where
-    it completed or failed."""
+    it completed or failed (a real `Entrant`, as the compiled build's `Contest` takes
+    nothing else: Hermes' reading of a `<tool_call>`, its figures then set)."""
+    grammar = resolve_dialect("hermes")._grammars[0]
+    (spec,) = grammar.openers
+    entrant = Entrant(Capture(grammar, grammar.opener_rule[spec.name], 0, -1, 1 << 20),
+                      spec, "<tool_call>")
+    entrant.outcome, entrant.base, entrant.stop = outcome, base, stop
+    return entrant
 
-    def __init__(self, outcome: str, base: int, stop: int = -1) -> None:
-        self.outcome, self.base, self.stop = outcome, base, stop
 
-
-def winner(*readers: Reader) -> int | None:
-    from toolparse._stream.contest import Contest
-
-    chosen = Contest(list(readers), 0, "")._winner()  # type: ignore[arg-type]
-    return None if chosen is None else readers.index(chosen)  # type: ignore[arg-type]
+def winner(*readers: Entrant) -> int | None:
+    chosen = Contest(list(readers), 0, "")._winner()
+    return None if chosen is None else readers.index(chosen)
 
 
 @pytest.mark.parametrize(("readers", "expected"), [
@@ -208,7 +213,8 @@ def winner(*readers: Reader) -> int | None:
     # Two still reading: no choice yet.
     ([Reader("waiting", 10), Reader("waiting", 90), Reader("failed", 5, 5)], None),
 ])
-def test_the_choice_depends_on_offsets_alone(readers: list[Reader], expected: int | None) -> None:
+def test_the_choice_depends_on_offsets_alone(readers: list[Entrant], expected: int | None
+                                             ) -> None:
     assert winner(*readers) == expected
 
 
