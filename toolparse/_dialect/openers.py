@@ -138,7 +138,8 @@ class BlockStarts:
         self.openers = openers
         """The terminals that can start a block, in lexer order (names unique)."""
         self.entrants: dict[str, tuple[Any, ...]] = {}
-        self._pair_lexers: dict[str, StateLexer] = {}
+        self.pair_lexers: dict[str, StateLexer] = {}
+        """`pair_lexer`'s lexers, by pair."""
         """For the union of several grammars' openers (`auto`): by a block start's first
         two characters, the grammars whose own openers can begin with them
         (`contest.entrant_openers`, which fills it)."""
@@ -157,14 +158,14 @@ class BlockStarts:
         order, and SCAN does not read it), trying a few
         alternatives where `lexer` tries them all (`auto`: about 70, at every tag that
         SCAN confirms). Kept by `pair`; `lexer` itself when every opener can begin so."""
-        found = self._pair_lexers.get(pair)
+        found = self.pair_lexers.get(pair)
         if found is None:
             subset = tuple(spec for spec, pairs in self._pairs_of
                            if pairs is None or pair[1] in pairs.get(pair[0], ()))
             found = (self.lexer if len(subset) == len(self.openers)
                      else StateLexer.build(subset))
-            if len(self._pair_lexers) < _PAIR_LEXERS_KEPT:
-                self._pair_lexers[pair] = found
+            if len(self.pair_lexers) < _PAIR_LEXERS_KEPT:
+                self.pair_lexers[pair] = found
         return found
 
     @functools.cached_property

@@ -56,7 +56,7 @@ class Scanner:
 
     starts: BlockStarts
     lexer: StateLexer
-    by_pair: Callable[[str], StateLexer] | None
+    by_pair: dict[str, StateLexer] | None
     find: Callable[[str, int], Match[str] | None]
     start_search: Callable[[str, int], Match[str] | None]
     start_finditer: Callable[[str, int, int], Iterator[Match[str]]]
@@ -90,9 +90,11 @@ class Scanner:
         MiniMax-M3's `]` and Phi-4-mini's `f`), or "" when blocks start with more than
         four; and whether there is only one (then the fast path tests it alone)."""
         self.lexer = starts.lexer
-        self.by_pair = starts.pair_lexer if starts.pairs_differ else None
-        """The lexer that confirms a tag by its first two characters, where the openers'
-        differ (`BlockStarts.pair_lexer`); else None (`lexer` confirms every tag)."""
+        self.by_pair = starts.pair_lexers if starts.pairs_differ else None
+        """The lexers that confirm a tag by its first two characters, where the openers'
+        differ (`BlockStarts.pair_lexer`, which fills this dict: SCAN reads it first, a
+        look-up in C where the method is interpreted); else None (`lexer` confirms every
+        tag)."""
         self.find = starts.search.search
         self.start_search = starts.start_search.search
         self.start_finditer = starts.start_search.finditer
@@ -149,9 +151,13 @@ def scan(scanner: Scanner, output: Output, arriving: Arriving, text: str, pos: i
             output.text(text[pos:at], base + pos)
         if at >= end:
             return end, False, None
+        lexer = openers
         by_pair = scanner.by_pair
-        spec, token_end = next_token(openers if by_pair is None or end - at < 2 else
-                                     by_pair(text[at:at + 2]), text, at, end, final)
+        if by_pair is not None and end - at >= 2:
+            pair = text[at:at + 2]
+            kept = by_pair.get(pair)
+            lexer = kept if kept is not None else scanner.starts.pair_lexer(pair)
+        spec, token_end = next_token(lexer, text, at, end, final)
         if token_end == NEED_MORE:  # a longer opener could still match here
             starts = scanner.starts
             arriving.atom(starts.dfa, starts.probe.match, text, at)
