@@ -138,11 +138,11 @@ class BlockStarts:
         self.openers = openers
         """The terminals that can start a block, in lexer order (names unique)."""
         self.entrants: dict[str, tuple[Any, ...]] = {}
-        self.pair_lexers: dict[str, StateLexer] = {}
-        """`pair_lexer`'s lexers, by pair."""
         """For the union of several grammars' openers (`auto`): by a block start's first
         two characters, the grammars whose own openers can begin with them
         (`contest.entrant_openers`, which fills it)."""
+        self.pair_lexers: dict[str, StateLexer] = {}
+        """`pair_lexer`'s lexers, by pair."""
 
     @functools.cached_property
     def lexer(self) -> StateLexer:
@@ -155,9 +155,9 @@ class BlockStarts:
         characters are not known), in `lexer`'s order. No other opener can match
         there, nor be arriving, so it matches what `lexer` matches (or finds an opener
         arriving where `lexer` does: which one may differ, as they are tried in another
-        order, and SCAN does not read it), trying a few
-        alternatives where `lexer` tries them all (`auto`: about 70, at every tag that
-        SCAN confirms). Kept by `pair`; `lexer` itself when every opener can begin so."""
+        order, and SCAN does not read it), trying a few alternatives where `lexer` tries
+        them all (`auto`: 47, at every tag that SCAN confirms). Kept by `pair`; `lexer`
+        itself when every opener can begin so."""
         found = self.pair_lexers.get(pair)
         if found is None:
             subset = tuple(spec for spec, pairs in self._pairs_of

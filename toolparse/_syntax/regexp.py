@@ -27,8 +27,8 @@ try:  # the standard library's parser of regex syntax (private; absent: no filte
 except ImportError:  # pragma: no cover
     _sre_parse = None
 
-__all__ = ["Partial", "first_chars", "leading_literal", "literal_text", "partial_pattern", "reach",
-           "refusal_reach", "second_chars", "widths", "without_captures"]
+__all__ = ["Partial", "first_chars", "leading_literal", "literal_text", "partial_pattern",
+           "reach", "refusal_reach", "second_chars", "widths", "without_captures"]
 
 
 @functools.cache
@@ -87,8 +87,9 @@ def second_chars(pattern: str) -> tuple[str, frozenset[str]] | None:
 
 @functools.cache
 def literal_text(pattern: str) -> str | None:
-    """The one string `pattern` matches, when it is a plain literal (no class, group,
-    repeat, flag or assertion: `<tool_call>`, `<\\|python_tag\\|>`); else None."""
+    """The one string `pattern` matches, when it is a plain literal (no repeat,
+    alternative, flag or assertion, and no class but of one character: `<tool_call>`,
+    `<\\|python_tag\\|>`); else None."""
     try:
         tree = _sre_parse.parse(pattern)
     except Exception:
