@@ -18,6 +18,8 @@ from toolparse._dialect import bundled_dialects
 from toolparse._dialect.gates import CALL_RULES, EVENT_RULES, last_chars
 from toolparse._dialect.loader import resolve_dialect
 from toolparse._syntax.dfa import compile_dfa
+from toolparse._syntax.files import grammar_path
+from toolparse._syntax.regexp import lookahead_chars
 from conftest import joined
 from test_grammar import edited_copy
 from test_properties import WELL_FORMED, cuts, split_at_fractions, tool_text
@@ -62,12 +64,47 @@ def test_every_bundled_grammar_has_the_tag_end_as_its_gate() -> None:
             # (pythonic: its list's `]`, decided late since it may yet become
             # `]<|python_end|>`; its bare list's anchored `[` opens no span;
             # phi4_mini: its list's brackets; gemma4: `{`, where its opener's lookahead
-            # is decided; llama3_json: its call's `}`; granite: none, since a bare JSON
-            # number may end its block, and a number ends with any digit)
+            # is decided; llama3_json: its call's `}`; granite: its list's `]`, the `}`
+            # of the object its `<function_call>(?=\{)` must be followed by, and the
+            # characters its two openers are decided at)
             assert grammar.gates == {"gpt_oss": ">}", "mistral": "[]}", "phi4_mini": "[]",
-                                     "pythonic": ">]", "granite": "", "gemma4": ">{",
+                                     "pythonic": ">]", "granite": "[]{}", "gemma4": ">{",
                                      "llama3_json": ">}"}.get(name, ">"), name
-            assert grammar.late_closers == (name in {"pythonic", "granite"}), name
+            assert grammar.late_closers == (name == "pythonic"), name
+
+
+GRANITE = grammar_path("dialects/granite.lark").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("old", "new", "enders"), [
+    # As bundled: after `<function_call>`, only an object can begin, so the block ends
+    # with its `}` (or the list's `]`), never with a bare number's last digit.
+    ("", "", {"RBRACKET", "common__json__RBRACE"}),
+    # A lookahead that admits a digit too: a number may end the block, and a number
+    # ends with any digit: no gates.
+    (r"(?=\{)", r"(?=[{0-9])", {"RBRACKET", "common__json__RBRACE", "common__json__NUMBER"}),
+    # One that may match nothing admits anything.
+    (r"(?=\{)", r"(?=\{?)", None),
+])
+def test_an_openers_lookahead_narrows_what_its_block_ends_with(
+        tmp_path: Path, old: str, new: str, enders: set[str] | None) -> None:
+    assert old in GRANITE
+    path = tmp_path / "granite_edit.lark"
+    path.write_text(GRANITE.replace(old, new, 1), encoding="utf-8")
+    (grammar,) = toolparse.Dialect.from_file(path)._grammars
+    if enders is None:   # (every JSON value's last terminal, as without a lookahead)
+        assert "common__json__NUMBER" in grammar.enders and "common__json__TRUE" in grammar.enders
+        assert grammar.gates == ""
+    else:
+        assert grammar.enders == enders
+        assert grammar.gates == ("[]{}" if len(enders) == 2 else "")
+
+
+def test_a_trailing_lookaheads_first_characters() -> None:
+    assert lookahead_chars(r"<function_call>[ \t]{0,16}(?=\{)") == {"{"}
+    assert lookahead_chars(r"call:\w+(?=[{(])") == {"{", "("}
+    for none in (r"a(?!b)", r"a(?=b)|c", r"a(?=b?)", r"a(?=\{)b", r"abc", r"a(?=\s)"):
+        assert lookahead_chars(none) is None, none
 
 
 def test_the_closers_are_the_tags_that_end_a_block_or_a_span() -> None:
@@ -298,16 +335,20 @@ def test_every_gated_dialect_gives_the_same_feeds_as_without_gates(
     assert gated == usual
 
 
-@pytest.mark.parametrize("name", ["pythonic", "gemma4", "llama3_json"])
+@pytest.mark.parametrize("name", ["pythonic", "gemma4", "llama3_json", "granite"])
 @pytest.mark.parametrize("incremental", [False, True])
 def test_gates_read_off_a_lookahead_or_a_late_close_change_no_feed(
         name: str, incremental: bool) -> None:
-    # The dialects that gained gates in the twenty-third sitting, over every corpus
-    # case in every regular chunking up to 5 characters, and pythonic's `]`, decided
-    # only by the character after it, arriving alone: the chunk after it must be lexed.
+    # The dialects that gained gates in the twenty-third sitting (granite in the
+    # twenty-fifth), over every corpus case in every regular chunking up to 5
+    # characters, and pythonic's `]`, decided only by the character after it, arriving
+    # alone: the chunk after it must be lexed. Granite's `<function_call>` followed by
+    # what is no object, and brackets inside its strings.
     dialect = resolve_dialect(name)
     texts = [*CORPUS_TEXTS[name], '[get_weather(city="Paris")] and more text.',
-             '[get_weather(city="Paris")]<|python and more text.']
+             '[get_weather(city="Paris")]<|python and more text.',
+             '<function_call> 5 <function_call> {"name": "f", "arguments": {"a": "}]{["}} x',
+             '<tool_call>[{"name": "f", "arguments": {"a": [1, {"b": "]}"}]}}, 7] done']
     for text in texts:
         for size in range(1, 6):
             chunks = [text[i:i + size] for i in range(0, len(text), size)]

@@ -22,7 +22,10 @@ after the text lexed at a gate, so the chunk that decides it is lexed. A termina
 ends in a positive lookahead is decided at the last character the lookahead reads
 (`{` for Gemma 4's `call:NAME(?={)`). A terminal whose last characters are many (a
 run) or unknown (no automaton), or more gates than `MAX_GATES`, and the grammar has no
-gates: its blocks take every chunk the usual way. An anchored open is no closing
+gates: its blocks take every chunk the usual way. What a block ends with is read with
+its openers' lookaheads (`Grammar.follows`): after Granite's `<function_call>(?={)` only
+an object can come, so that block ends with a `}`, not with any JSON value's last
+character (a number's digit). An anchored open is no closing
 terminal: it opens a block only at the start of the answer, never in a span.
 
 A gate is not yet a close: most tags end with `>` too. When every closing terminal

@@ -31,7 +31,12 @@ from toolparse._dialect.table import Table
 from toolparse._reasoning.formats import resolve_format
 from toolparse._reasoning.region import Markers
 from toolparse._syntax.dfa import DFA, dfa_for
-from toolparse._syntax.regexp import first_chars, leading_literal, partial_pattern
+from toolparse._syntax.regexp import (
+    first_chars,
+    leading_literal,
+    lookahead_chars,
+    partial_pattern,
+)
 
 if TYPE_CHECKING:
     import lark
@@ -142,7 +147,22 @@ class Grammar:
     def enders(self) -> frozenset[str]:
         """The terminals a block can end with (the last terminals of its start rules):
         only after one of them can the parser accept the end."""
-        return block_ends(self.record.rules, set(self.opener_rule.values()))
+        return block_ends(self.record.rules, set(self.opener_rule.values()), self.follows)
+
+    @functools.cached_property
+    def follows(self) -> dict[str, frozenset[str]]:
+        """For each terminal that ends in a positive lookahead (Granite's
+        `<function_call>(?=\\{)`), the terminals whose match can begin where its match
+        ends: those that can begin with a character the lookahead admits. Only where no
+        %ignore'd terminal could begin there (it would come first)."""
+        found: dict[str, frozenset[str]] = {}
+        for name, spec in self.terminals.items():
+            chars = lookahead_chars(plain_pattern(spec)) if spec.has_lookahead else None
+            if chars is None or any(_may_begin(self.terminals[n], chars) for n in self.ignored):
+                continue
+            found[name] = frozenset(n for n, other in self.terminals.items()
+                                    if _may_begin(other, chars))
+        return found
 
     @functools.cached_property
     def message_closers(self) -> Markers | None:
@@ -236,3 +256,11 @@ def _span_arriving(grammar: Grammar, in_section: bool
     starts = (re.compile("[" + "".join(re.escape(c) for c in sorted(chars)) + "]")
               if chars else re.compile(r"(?s:.)"))
     return dfa_for(plain), partial_pattern(pattern), starts
+
+
+def _may_begin(spec: TerminalSpec, chars: frozenset[str]) -> bool:
+    """Whether a match of `spec` can begin with one of `chars` (yes when unknown)."""
+    if spec.starts is not None:
+        return not spec.starts.isdisjoint(chars)
+    dfa = spec.dfa
+    return dfa is None or any(dfa.advance(dfa.initial, char) != -1 for char in chars)

@@ -31,7 +31,7 @@ Cost: one pass over the rules at load time.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from toolparse._dialect.records import RuleRecord, Symbol
@@ -106,6 +106,7 @@ class _Edges:
     def __init__(self, rules: Sequence[RuleRecord]) -> None:
         self.by_origin = _by_origin(rules)
         self.nullable = _nullable(self.by_origin)
+        self._spans: dict[str, set[tuple[str, str]]] | None = None
 
     def of_sequence(self, symbols: Iterable[Symbol], last: bool) -> frozenset[str]:
         """The terminals a sequence of symbols can start (or end) with."""
@@ -136,6 +137,71 @@ class _Edges:
                     if symbol.name not in self.nullable:
                         break
         return frozenset(found)
+
+    def last_narrowed(self, expansion: tuple[Symbol, ...],
+                      follows: Mapping[str, frozenset[str]]) -> frozenset[str]:
+        """`of_sequence(expansion, last=True)`, where a rule right after a terminal of
+        `follows` ends only as one of its texts that begins with a terminal that
+        terminal admits after it (`block_ends`)."""
+        found: set[str] = set()
+        for at in range(len(expansion) - 1, -1, -1):
+            symbol = expansion[at]
+            if symbol.is_term:
+                found.add(symbol.name)
+                break
+            before = expansion[at - 1] if at else None
+            if before is not None and before.is_term and before.name in follows:
+                admitted = follows[before.name]
+                found |= {last for first, last in self.spans()[symbol.name]
+                          if first in admitted}
+            else:
+                found |= self.of_rules({symbol.name}, last=True, exact=True)
+            if symbol.name not in self.nullable:
+                break
+        return frozenset(found)
+
+    def spans(self) -> dict[str, set[tuple[str, str]]]:
+        """For each rule (Lark's name), the first and last terminals of each text it
+        can match that is not empty, as pairs: `{...}` is (LBRACE, RBRACE). To a
+        fixpoint, as `_nullable`; worked out when first asked for."""
+        if self._spans is not None:
+            return self._spans
+        spans: dict[str, set[tuple[str, str]]] = {origin: set() for origin in self.by_origin}
+        changed = True
+        while changed:
+            changed = False
+            for origin, expansions in self.by_origin.items():
+                found = spans[origin]
+                before = len(found)
+                for expansion in expansions:
+                    found |= self._sequence_spans(expansion, spans)
+                changed |= len(found) != before
+        self._spans = spans
+        return spans
+
+    def _sequence_spans(self, expansion: tuple[Symbol, ...],
+                        spans: dict[str, set[tuple[str, str]]]) -> set[tuple[str, str]]:
+        """The (first, last) pairs of `expansion`'s texts that are not empty, from the
+        rules' pairs so far: its first text comes from a symbol after only empty ones,
+        its last from one before only empty ones."""
+        def pairs(symbol: Symbol) -> set[tuple[str, str]]:
+            return {(symbol.name, symbol.name)} if symbol.is_term else spans[symbol.name]
+
+        def empty(symbol: Symbol) -> bool:
+            return not symbol.is_term and symbol.name in self.nullable
+
+        found: set[tuple[str, str]] = set()
+        solid = [at for at, symbol in enumerate(expansion) if not empty(symbol)]
+        first_end = solid[0] if solid else len(expansion) - 1
+        last_start = solid[-1] if solid else 0
+        for i in range(first_end + 1):
+            for j in range(max(i, last_start), len(expansion)):
+                if i == j:
+                    found |= pairs(expansion[i])
+                else:
+                    found |= {(first, last) for first, _ in pairs(expansion[i])
+                              for _, last in pairs(expansion[j])}
+        return found
 
     def after(self, rule: str, terminals: frozenset[str]) -> frozenset[str]:
         """The terminals that can come right after one of `terminals` when it is the
@@ -173,9 +239,25 @@ def lenient_openers(rules: Sequence[RuleRecord], starts: Iterable[str],
     return frozenset(lenient - written)
 
 
-def block_ends(rules: Sequence[RuleRecord], starts: Iterable[str]) -> frozenset[str]:
-    """The terminals a block can end with: the last terminals of the start rules."""
-    return _Edges(rules).of_rules(starts, last=True)
+def block_ends(rules: Sequence[RuleRecord], starts: Iterable[str],
+               follows: Mapping[str, frozenset[str]] | None = None) -> frozenset[str]:
+    """The terminals a block can end with: the last terminals of the start rules.
+
+    `follows` narrows them: for a terminal whose match must be followed by certain
+    characters (a positive lookahead, Granite's `<function_call>(?=\\{)`), the
+    terminals that can come right after it. A rule right after that terminal in a start
+    rule then ends only as a text of it that begins with one of those can (`{...}`
+    ends with `}`, never with a number's digit)."""
+    edges = _Edges(rules)
+    if not follows:
+        return edges.of_rules(starts, last=True)
+    found: set[str] = set()
+    wanted = set(starts)
+    for origin, expansions in edges.by_origin.items():
+        if own_name(origin) in wanted:
+            for expansion in expansions:
+                found |= edges.last_narrowed(expansion, follows)
+    return frozenset(found)
 
 
 def reachable(rules: Sequence[RuleRecord], start: str) -> set[str]:

@@ -27,7 +27,8 @@ try:  # the standard library's parser of regex syntax (private; absent: no filte
 except ImportError:  # pragma: no cover
     _sre_parse = None
 
-__all__ = ["Partial", "first_chars", "leading_literal", "literal_text", "partial_pattern",
+__all__ = ["Partial", "first_chars", "leading_literal", "literal_text", "lookahead_chars",
+           "lookahead_consumed", "partial_pattern",
            "reach", "refusal_reach", "second_chars", "widths", "without_captures"]
 
 
@@ -222,8 +223,33 @@ def lookahead_consumed(pattern: str) -> str:
     match (what an arriving tag is stepped against), and an automaton can hold it. A
     match of it is one of `pattern` and the characters looked at. `pattern` unchanged
     when it ends in no such group (or is an alternation at its top level)."""
-    if not pattern.endswith(")") or _has_top_level_bar(pattern):
+    start = _trailing_lookahead(pattern)
+    if start < 0:
         return pattern
+    return pattern[:start] + "(?:" + pattern[start + 3:]
+
+
+def lookahead_chars(pattern: str) -> frozenset[str] | None:
+    """The characters the text after a match of `pattern` can begin with, when it ends
+    in a positive lookahead (`<function_call>(?=\\{)` -> `{`); None when it ends in none,
+    or the lookahead admits any character (it can match nothing, or its first
+    characters are unknown)."""
+    start = _trailing_lookahead(pattern)
+    if start < 0:
+        return None
+    try:
+        found, nullable = _first_of_sequence(_sre_parse.parse(pattern[start + 3:-1]),
+                                             ignore_case=False)
+    except Exception:
+        return None
+    return frozenset(found) if found is not None and not nullable else None
+
+
+def _trailing_lookahead(pattern: str) -> int:
+    """Where the positive lookahead group that ends `pattern` begins; -1 when it ends in
+    none (or is an alternation at its top level)."""
+    if not pattern.endswith(")") or _has_top_level_bar(pattern):
+        return -1
     depth, start = 0, -1
     for i, char in _syntax_chars(pattern):
         if char == "(":
@@ -233,8 +259,8 @@ def lookahead_consumed(pattern: str) -> str:
         elif char == ")":
             depth -= 1
     if start < 0 or not pattern.startswith("(?=", start):
-        return pattern
-    return pattern[:start] + "(?:" + pattern[start + 3:]
+        return -1
+    return start
 
 
 def without_captures(pattern: str) -> str:
