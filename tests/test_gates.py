@@ -355,3 +355,20 @@ def test_gates_read_off_a_lookahead_or_a_late_close_change_no_feed(
             gated = feeds(dialect, chunks, 1 << 20, incremental)
             with no_gates(dialect):
                 assert gated == feeds(dialect, chunks, 1 << 20, incremental), (text, size)
+
+
+@pytest.mark.parametrize("gates", ["]", ">}", "[]{}", "^-\\]"])
+def test_a_keeping_cuts_a_chunk_after_its_last_gate(gates: str) -> None:
+    # Several gates are tested as a set and cut with one search; one gate with `rfind`.
+    # The cut is after the chunk's last gate, whichever it is, and the rest holds none.
+    from toolparse._stream.keeping import Keeping
+
+    for chunk in ["abc", "a]b", "]", "x}y>z", "{]x]yy[", "-^\\", "]]]]", "a" * 50 + "}" + "b"]:
+        keeping = Keeping("t", gates, None, 1 << 20)
+        holds = any(gate in chunk for gate in gates)
+        assert keeping.gateless(chunk) is not holds, (gates, chunk)
+        if holds:
+            text, rest = keeping.cut(chunk)
+            at = max(chunk.rfind(gate) for gate in gates) + 1
+            assert (text, rest) == ("t" + chunk[:at], chunk[at:]), (gates, chunk)
+            assert keeping.gateless(rest)

@@ -199,11 +199,13 @@ class Engine:
                 return self._quiet_text(chunk)
             keeping = self._keeping
             if keeping is not None:
-                # 2. Inside a started call (keeping.py): a chunk without a gate, or whose
-                # gates end no closing tag (`</parameter>`), changes nothing that goes
-                # out, and is kept to be lexed with the chunk that may end one.
-                # (Few locals: each one costs every call of `feed` its frame's set-up.)
-                if keeping.gate not in chunk or keeping.quiet(chunk):
+                # 2. Inside a started call (keeping.py): a chunk without a gate (one
+                # gate: one `in`; several: one set test), or whose gates end no closing
+                # tag (`</parameter>`), changes nothing that goes out, and is kept to be
+                # lexed with the chunk that may end one. (Few locals: each one costs
+                # every call of `feed` its frame's set-up.)
+                if keeping.gate not in chunk or (not keeping.gate and keeping.gate_set
+                                                 .isdisjoint(chunk)) or keeping.quiet(chunk):
                     after = keeping.room - len(chunk)   # (the room after the chunk)
                     if after > 0:
                         if chunk:   # (Keeping.keep, inlined; an empty chunk is not kept)
@@ -387,8 +389,7 @@ class Engine:
         text = self._tail + chunk
         capture = self._capture
         if capture is not None and self._mode is Mode.CAPTURE:
-            # Inside a block: straight to its lexer (`_run` does the same, and takes the
-            # rest of the text once the block has ended).
+            # Inside a block: straight to its lexer (`_run` does the same, and the rest).
             self._arriving.clear()
             pos, waiting = self._lex(text, 0, self._base, False)
             self._base += pos
@@ -451,8 +452,7 @@ class Engine:
         room = self._limit - self._base - len(tail)
         if room <= 0:
             return None
-        # A short atom still arriving (`]]>` waiting for its lookahead) is kept too,
-        # and lexed again from its start at the next gate.
+        # A short atom still arriving (`]]>`) is kept too, lexed again at the next gate.
         self._tail = ""
         keeping = self._keeping = capture.kept = kept(capture.kept, tail, gates, closers, room)
         return keeping
