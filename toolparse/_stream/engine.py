@@ -200,12 +200,11 @@ class Engine:
             keeping = self._keeping
             if keeping is not None:
                 # 2. Inside a started call (keeping.py): a chunk without a gate (one
-                # gate: one `in`; several: one set test), or whose gates end no closing
-                # tag (`</parameter>`), changes nothing that goes out, and is kept to be
+                # gate: one `in`; several: `quiet`), or whose gates end no closing tag
+                # (`</parameter>`), changes nothing that goes out, and is kept to be
                 # lexed with the chunk that may end one. (Few locals: each one costs
                 # every call of `feed` its frame's set-up.)
-                if keeping.gate not in chunk or (not keeping.gate and keeping.gate_set
-                                                 .isdisjoint(chunk)) or keeping.quiet(chunk):
+                if keeping.gate not in chunk or keeping.quiet(chunk):
                     after = keeping.room - len(chunk)   # (the room after the chunk)
                     if after > 0:
                         if chunk:   # (Keeping.keep, inlined; an empty chunk is not kept)

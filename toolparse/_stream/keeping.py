@@ -53,7 +53,7 @@ class Keeping:
         once when there is only one (else "")."""
         self.gate = gates if len(gates) == 1 else ""
         self.gate_set = frozenset(gates)
-        """The gates as a set, which `feed` tests when there are several: one
+        """The gates as a set, which `quiet` tests when there are several: one
         `isdisjoint` at C speed, not a loop of `in` tests (granite's `[]{}`)."""
         self.last_gate = _last_gate(gates)
         """With two or more gates, a search for the chunk's last one (`cut`)."""
@@ -100,8 +100,11 @@ class Keeping:
         self.lt_room = self.room
 
     def quiet(self, chunk: str) -> bool:
-        """`feed`'s path 2 for a chunk that holds a gate: whether it changes nothing that
-        goes out all the same (no longer than a window, its gates end no closing tag)."""
+        """`feed`'s path 2 for a chunk that holds the gate, or when there are several:
+        whether it changes nothing that goes out all the same (it holds none of them, or,
+        no longer than a window, its gates end no closing tag)."""
+        if not self.gate and self.gate_set.isdisjoint(chunk):
+            return True
         return len(chunk) <= WINDOW and not self.closes(chunk)
 
     def gateless(self, chunk: str) -> bool:
