@@ -477,7 +477,7 @@ def test_the_automaton_says_what_a_terminal_can_start_with_as_regex_would() -> N
     # The lexer asks which characters a terminal's match can start with of its cached
     # automaton (a warm start then needs no `regex` module); where a terminal has one,
     # the answer is the partial match's, for every terminal of every bundled grammar.
-    from toolparse._dialect.lexer import _can_start
+    from toolparse._dialect.lexer import can_start
     from toolparse._syntax.dfa import can_finish, dfa_for
 
     asked = 0
@@ -490,7 +490,7 @@ def test_the_automaton_says_what_a_terminal_can_start_with_as_regex_would() -> N
                     continue
                 for char in chars:
                     asked += 1
-                    assert _can_start(spec, char) == (
+                    assert can_start(spec, char) == (
                         spec.partial.match(char, partial=True) is not None), (spec.name, char)
     assert asked > 300
     # A state from which no match can be completed is no start either.

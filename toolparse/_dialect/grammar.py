@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from toolparse._dialect.build import Builders
 from toolparse._dialect.gates import Closers, closers_of, gates_of, late_closers
 from toolparse._dialect.header import Header
-from toolparse._dialect.lexer import StateLexer, TerminalSpec, plain_pattern
+from toolparse._dialect.lexer import StateLexer, TerminalSpec, can_start, plain_pattern
 from toolparse._dialect.openers import BlockStarts
 from toolparse._dialect.records import GrammarRecord
 from toolparse._dialect.roles import BlockRoles, block_ends, lenient_openers, own_name
@@ -259,8 +259,7 @@ def _span_arriving(grammar: Grammar, in_section: bool
 
 
 def _may_begin(spec: TerminalSpec, chars: frozenset[str]) -> bool:
-    """Whether a match of `spec` can begin with one of `chars` (yes when unknown)."""
+    """Whether a match of `spec` can begin with one of `chars`."""
     if spec.starts is not None:
         return not spec.starts.isdisjoint(chars)
-    dfa = spec.dfa
-    return dfa is None or any(dfa.advance(dfa.initial, char) != -1 for char in chars)
+    return any(can_start(spec, char) for char in chars)

@@ -39,8 +39,8 @@ from toolparse._syntax.regexp import (
 if TYPE_CHECKING:
     import regex
 
-__all__ = ["MAX_ATOM", "NEED_MORE", "StateLexer", "TerminalSpec", "next_token", "plain_pattern",
-           "settle", "settle_state"]
+__all__ = ["MAX_ATOM", "NEED_MORE", "StateLexer", "TerminalSpec", "can_start", "next_token",
+           "plain_pattern", "settle", "settle_state"]
 
 MAX_ATOM: Final = 1024
 """The longest an atom (a tag, a marker) may be. A longer one does not match."""
@@ -333,7 +333,7 @@ def _may_share_start(a: TerminalSpec, b: TerminalSpec) -> bool:
         return True
     known, other = (a, b) if a.starts is not None else (b, a)
     assert known.starts is not None
-    return any(_can_start(other, char) for char in known.starts)
+    return any(can_start(other, char) for char in known.starts)
 
 
 def _may_beat(earlier: TerminalSpec, spec: TerminalSpec) -> bool:
@@ -351,7 +351,7 @@ def _may_beat(earlier: TerminalSpec, spec: TerminalSpec) -> bool:
 _BEATS: dict[tuple[str, str], bool] = {}
 
 
-def _can_start(spec: TerminalSpec, char: str) -> bool:
+def can_start(spec: TerminalSpec, char: str) -> bool:
     """Whether some match of `spec` starts with `char` (a pattern that can match the
     empty string says yes, which only costs a check). Its automaton tells, read from
     the cache; without one (a lookahead), a partial match in `regex` says so."""
