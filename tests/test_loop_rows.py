@@ -16,7 +16,7 @@ from hypothesis import example, given, settings, strategies as st
 import toolparse
 from toolparse._dialect import bundled_dialects
 from toolparse._dialect.grammar import Grammar
-from toolparse._dialect.lexer import MAX_ATOM, StateLexer, _row_safe
+from toolparse._dialect.lexer import MAX_ATOM, StateLexer, row_safe
 from toolparse._dialect.loader import resolve_dialect
 from conftest import joined
 from test_properties import cuts, split_at_fractions
@@ -47,7 +47,7 @@ def token_by_token(grammar: Grammar, state: int, lexer: StateLexer, text: str) -
         if m is None or m.end() == pos:
             return pos
         spec = lexer.by_group[m.lastindex or 0]
-        if spec is None or spec.name not in loops or not _row_safe(spec) or (
+        if spec is None or spec.name not in loops or not row_safe(spec) or (
                 not spec.is_run and m.end() - pos > MAX_ATOM):
             return pos
         pos = m.end()

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from toolparse._dialect.build import Builders
 from toolparse._dialect.gates import Closers, closers_of, gates_of, late_closers
 from toolparse._dialect.header import Header
+from toolparse._dialect.inside import Inside, inside_of
 from toolparse._dialect.lexer import StateLexer, TerminalSpec, can_start, plain_pattern
 from toolparse._dialect.openers import BlockStarts
 from toolparse._dialect.records import GrammarRecord
@@ -75,6 +76,7 @@ class Grammar:
     state_lexers: dict[int, StateLexer] = field(default_factory=dict, repr=False)
     _event_gates: dict[tuple[str, ...], tuple[str, Closers | None]] = field(
         default_factory=dict, repr=False)
+    _insides: dict[tuple[int, str], Inside | None] = field(default_factory=dict, repr=False)
 
     def lexer(self, state: int) -> StateLexer:
         """The terminals to try in parser state `state`: those the parser takes there
@@ -85,6 +87,16 @@ class Grammar:
                                      self.table.loops[state] - self.ignored, self.ignored)
             self.state_lexers[state] = found
         return found
+
+    def inside(self, state: int, run: TerminalSpec) -> Inside | None:
+        """What text stays in `run` (a loop token with stop characters) in parser state
+        `state` (`inside.py`), or None; built when first asked for and kept."""
+        key = (state, run.name)
+        found = self._insides.get(key, self)
+        if found is self:
+            found = self._insides[key] = inside_of(
+                self.lexer(state), run, self.table.loops[state] - self.ignored)
+        return found  # type: ignore[return-value]
 
     def candidates(self, state: int) -> list[TerminalSpec]:
         """The terminals of state `state`'s lexer, in order (without compiling it)."""

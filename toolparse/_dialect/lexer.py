@@ -34,13 +34,14 @@ from typing import TYPE_CHECKING, Final
 
 from toolparse._syntax.dfa import DFA, can_finish, dfa_for, may_continue_into
 from toolparse._syntax.regexp import (
-    first_chars, lookahead_consumed, partial_pattern, refusal_reach, widths, without_captures)
+    first_chars, lookahead_consumed, partial_pattern, reach, refusal_reach, widths,
+    without_captures)
 
 if TYPE_CHECKING:
     import regex
 
 __all__ = ["MAX_ATOM", "NEED_MORE", "StateLexer", "TerminalSpec", "can_start", "next_token",
-           "plain_pattern", "settle", "settle_state"]
+           "plain_pattern", "row_safe", "settle", "settle_state", "token_reach"]
 
 MAX_ATOM: Final = 1024
 """The longest an atom (a tag, a marker) may be. A longer one does not match."""
@@ -198,6 +199,11 @@ class StateLexer:
     loop_run: re.Pattern[str] | None = field(default=None, compare=False)
     """One or more tokens in a row, each of which the alternation would read as one of
     the state's loop tokens (`loop_run_pattern`); None when the state has none."""
+    margin: int = MAX_ATOM
+    """How near the end of the text a token (or a row's end) must be to need a second
+    look: the most any candidate reads from where it begins (`token_reach`), at most
+    MAX_ATOM. Farther from the end, the text that follows cannot change the match: in a
+    string's state (a quote, an escape, a run) a handful of characters, not MAX_ATOM."""
 
     @classmethod
     def build(cls, ordered: Iterable[TerminalSpec], loops: Collection[str] = (),
@@ -227,7 +233,19 @@ class StateLexer:
         lead, lead_groups = ((re.compile(folded[0]), folded[1]) if folded is not None
                              else (master, tuple(by_group)))
         return cls(candidates, master, tuple(by_group), earlier, careful, lead, lead_groups,
-                   folded is not None, loop_run=re.compile(run) if run is not None else None)
+                   folded is not None, loop_run=re.compile(run) if run is not None else None,
+                   margin=max((token_reach(spec) for spec in candidates), default=1))
+
+
+def token_reach(spec: TerminalSpec) -> int:
+    """How many characters from where a token of `spec` begins the text can still change
+    it (its widest match with its lookaheads, and one more: `regexp.reach`), at most
+    MAX_ATOM; a run with no lookahead, 1 (any text it begins with is a match of it, and
+    a match that ends before the end of the text is whole)."""
+    if spec.is_run and not spec.has_lookahead:
+        return 1
+    found = reach(spec.full.pattern)
+    return MAX_ATOM if found is None else min(found, MAX_ATOM)
 
 
 def fold_pattern(candidates: tuple[TerminalSpec, ...], ignored: Collection[str]
@@ -292,19 +310,19 @@ def loop_run_pattern(candidates: tuple[TerminalSpec, ...], loops: Collection[str
     by a negative lookahead of every other candidate before it in the alternation, so
     that each repetition matches exactly where the alternation's first match would be
     that loop candidate, and as far as it would reach (the repetition is greedy and
-    nothing follows it). Only loop candidates that never match empty and whose atoms
-    stay within MAX_ATOM take part; the others guard like any other candidate.
+    nothing follows it). Only loop candidates that `row_safe` admits take part; the
+    others guard like any other candidate.
 
     The row's pieces go to the same list either way, and the parser stays in the same
     state (a loop token changes nothing else), so one match stands for many tokens.
     Like the alternation's own matches, it decides nothing near the end of the text:
-    the lexer takes a row only when it ends more than MAX_ATOM characters before that
+    the lexer takes a row only when it ends more than the state's `margin` before that
     end (or nothing more can come)."""
     branches: list[str] = []
     guards: list[str] = []
     for spec in candidates:
         body = plain_pattern(spec)
-        if spec.name in loops and _row_safe(spec):
+        if spec.name in loops and row_safe(spec):
             guard = f"(?!{'|'.join(guards)})" if guards else ""
             branches.append(f"{guard}(?:{body})")
         else:
@@ -314,13 +332,21 @@ def loop_run_pattern(candidates: tuple[TerminalSpec, ...], loops: Collection[str
     return f"(?:{'|'.join(branches)})+"
 
 
-def _row_safe(spec: TerminalSpec) -> bool:
+def row_safe(spec: TerminalSpec) -> bool:
+    """A loop candidate that can stand in a row: it never matches empty, its atoms stay
+    within MAX_ATOM, and a lookahead of its, if any, is a negative one that reads at
+    most MAX_ATOM characters (Python's `\\0` escape, `[0-7](?![0-7])`): a row is taken
+    only when it ends more than MAX_ATOM characters before the end of the text, so such
+    a lookahead inside it reads text that is there, as the alternation's would."""
     found = widths(spec.full.pattern)
     if found is None:
         return False
     low, high = found
-    return low > 0 and not spec.has_lookahead and (
-        spec.is_run or (high is not None and high <= MAX_ATOM))
+    if spec.has_lookahead:
+        reach = refusal_reach(spec.full.pattern)
+        if "(?=" in spec.pattern or reach is None or reach > MAX_ATOM:
+            return False
+    return low > 0 and (spec.is_run or (high is not None and high <= MAX_ATOM))
 
 
 def _may_share_start(a: TerminalSpec, b: TerminalSpec) -> bool:

@@ -36,12 +36,13 @@ import re
 from typing import Any, Final
 
 from toolparse._dialect.build import BlockRejected, RawCall
+from toolparse._dialect.gates import Closers
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.lexer import (
     MAX_ATOM, NEED_MORE, StateLexer, TerminalSpec, next_token, settle_state)
 from toolparse._dialect.table import Driver, Rejected, Tag
 from toolparse._stream.arriving import Arriving
-from toolparse._stream.keeping import Keeping
+from toolparse._stream.keeping import Keeping, kept
 from toolparse._stream.progress import CallProgress
 
 __all__ = ["COMPLETE", "Capture", "FAILED", "WAITING"]
@@ -167,6 +168,16 @@ class Capture:
         self.parts.append(chunk)
         return True
 
+    def keeping(self, tail: str, gates: str, closers: Closers | None, room: int) -> Keeping:
+        """The engine keeps chunks unlexed in this block (`Keeping`, its arguments): the
+        block's last keeping again, or a new one; when the text lexed ended in a value's
+        run, following it (`Keeping.follow`)."""
+        keeping = self.kept = kept(self.kept, tail, gates, closers, room)
+        run, driver = self.run, self.driver
+        if self.run_list is not None and run is not None:
+            keeping.follow(self.grammar.inside(driver.stack[-1], run))
+        return keeping
+
     def forget_run(self) -> None:
         self.run = None
         self.run_list = None
@@ -201,8 +212,9 @@ class Capture:
         ignored, delimiters, calls = grammar.ignored, grammar.roles.delimiters, grammar.roles.call_starts
         end, limit = len(text), self.limit - base
         stop, hard = min(end, limit), limit <= end or final
-        # Below `sure` no token is near enough the end of the text to need a second
-        # look; a run that reaches `run_end` waits for more of it.
+        # Below `sure`, or more than its state's `margin` before `stop`, no token is
+        # near enough the end of the text to need a second look; a run that reaches
+        # `run_end` waits for more of it.
         sure, run_end = (stop, -1) if hard else (stop - MAX_ATOM, end)
         self.run = self.run_list = None
         no_row_before = 0
@@ -220,7 +232,7 @@ class Capture:
                 pos = begin
             if m is not None and (spec := lexer.lead_groups[m.lastindex or 0]) is not None and (
                     (token_end := m.end()) > pos) and token_end - pos <= spec.bound and (
-                    pos < sure or spec.name not in lexer.careful):
+                    pos < sure or spec.name not in lexer.careful or pos + lexer.margin < stop):
                 pass
             else:
                 spec, token_end, outcome = self._settle(arriving, lexer, m, text, pos, stop,
@@ -238,7 +250,7 @@ class Capture:
                 # then no row is tried again before where that one ended.
                 if (row := lexer.loop_run) is not None and token_end >= no_row_before:
                     token_end, no_row_before = _row(row, text, token_end, stop, hard,
-                                                    no_row_before)
+                                                    no_row_before, lexer.margin)
                 value = text[pos:token_end]
                 values[-1].append(value)
                 parts.append(value)
@@ -374,15 +386,15 @@ class Capture:
 
 
 def _row(row: re.Pattern[str], text: str, token_end: int, stop: int, hard: bool,
-         no_row_before: int) -> tuple[int, int]:
+         no_row_before: int, margin: int) -> tuple[int, int]:
     """After a loop token ending at `token_end`: where the row of loop tokens that
     follows it ends (`StateLexer.loop_run`), or `token_end` when there is none or it
-    ends within MAX_ATOM characters of `stop`, where nothing is decided; and the
+    ends within the state's `margin` of `stop`, where nothing is decided; and the
     position before which no row is tried again (the end of a row not taken)."""
     more = row.match(text, token_end, stop)
     if more is None:
         return token_end, no_row_before
-    if hard or stop - more.end() > MAX_ATOM:
+    if hard or stop - more.end() > margin:
         return more.end(), no_row_before
     return token_end, more.end()
 

@@ -80,7 +80,7 @@ from toolparse._stream.output import (
     PLAIN_EVENTS, Output, joined_events, missed_plain_text, plain_text)
 from toolparse._stream.endings import (
     broken_span, complete_block, prose_mention, waiting_block)
-from toolparse._stream.keeping import KEPT_TAIL, Keeping, kept
+from toolparse._stream.keeping import KEPT_TAIL, Keeping
 from toolparse._stream.progress import Argument, CallProgress
 from toolparse._stream.reasoning import Thinking, message
 from toolparse._stream.scan import Opener, Scanner, arriving_at_end, scan
@@ -453,7 +453,7 @@ class Engine:
             return None
         # A short atom still arriving (`]]>`) is kept too, lexed again at the next gate.
         self._tail = ""
-        keeping = self._keeping = capture.kept = kept(capture.kept, tail, gates, closers, room)
+        keeping = self._keeping = capture.keeping(tail, gates, closers, room)
         return keeping
 
     def _leave_run(self) -> None:

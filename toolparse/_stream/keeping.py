@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Final
 
 from toolparse._dialect.gates import HEAD, Closers
+from toolparse._dialect.inside import Inside
 from toolparse._dialect.lexer import MAX_ATOM
 from toolparse._stream.options import WINDOW
 
@@ -40,7 +41,8 @@ class Keeping:
     """The chunks kept since a call's quiet stretch began, and what ends it."""
 
     __slots__ = ("chunks", "gates", "gate", "gate_set", "last_gate", "room", "closers",
-                 "counts", "may_begin", "closer_char", "lt_piece", "lt_room", "source")
+                 "counts", "may_begin", "closer_char", "lt_piece", "lt_room", "source",
+                 "inside", "inside_stops", "pending")
 
     def __init__(self, tail: str, gates: str, closers: Closers | None, room: int) -> None:
         self.source = closers
@@ -73,6 +75,14 @@ class Keeping:
         """The last kept piece holding `closer_char` (-1: none), and `room` just after it
         was kept (`lt_room`): where a closing tag ending in the next chunk would begin."""
         self.lt_room = room
+        self.inside: Inside | None = None
+        """While the text kept may only be more of the value the block's lexing ended
+        in (`follow`): what keeps it there, and its stop characters (`inside_stops`,
+        which `quiet` tests first). None: the gates decide."""
+        self.inside_stops: frozenset[str] | None = None
+        self.pending = ""
+        """The text kept since the last point settled inside that value
+        (`Inside.read`)."""
 
     def restart(self, tail: str, room: int) -> Keeping:
         """This keeping, over again from `tail` with `room` (its gates and closers
@@ -82,7 +92,17 @@ class Keeping:
         self.chunks = [tail] if tail else []
         self.room = self.lt_room = room
         self.lt_piece = 0 if tail and self.closer_char and self.closer_char in tail else -1
+        self.inside = self.inside_stops = None
+        self.pending = ""
         return self
+
+    def follow(self, inside: Inside | None) -> None:
+        """The block's lexing ended inside a value's run (a string's text): until a
+        chunk may leave it, no gate in the chunks kept ends anything (`inside.py`). Only
+        with two gates or more, where `quiet` sees every chunk (with one, `feed` tests
+        it alone and a chunk without it would go by unread)."""
+        if not self.gate and inside is not None:
+            self.inside, self.inside_stops = inside, inside.stops
 
     def keep(self, chunk: str) -> None:
         """Keep `chunk` (it fits: the caller checked `room`; `Engine.feed` inlines
@@ -93,6 +113,8 @@ class Keeping:
         self.chunks.append(chunk)
         if self.closer_char in chunk:
             self.marked()
+        if self.inside is not None:
+            self.stays_inside(chunk)
 
     def marked(self) -> None:
         """The chunk just kept holds `closer_char`: a closing tag may begin there."""
@@ -102,10 +124,30 @@ class Keeping:
     def quiet(self, chunk: str) -> bool:
         """`feed`'s path 2 for a chunk that holds the gate, or when there are several:
         whether it changes nothing that goes out all the same (it holds none of them, or,
-        no longer than a window, its gates end no closing tag)."""
+        no longer than a window, its gates end no closing tag), or, inside a value, it
+        stays there (`follow`)."""
+        stops = self.inside_stops
+        if stops is not None and (stops.isdisjoint(chunk) and not self.pending
+                                  or self.stays_inside(chunk)):
+            return True
         if not self.gate and self.gate_set.isdisjoint(chunk):
             return True
         return len(chunk) <= WINDOW and not self.closes(chunk)
+
+    def stays_inside(self, chunk: str) -> bool:
+        """Inside a value (`follow`): whether the text kept with `chunk` after it stays
+        there; when it may not, the keeping leaves it (the gates decide from here)."""
+        inside = self.inside
+        if inside is None:
+            return False
+        if not self.pending and inside.stops.isdisjoint(chunk):
+            return True   # (more of the run)
+        pending = inside.read(self.pending + chunk)
+        if pending is None:
+            self.inside = self.inside_stops = None
+            return False
+        self.pending = pending
+        return True
 
     def gateless(self, chunk: str) -> bool:
         """Whether `chunk` holds none of the gates."""
