@@ -19,7 +19,7 @@ from toolparse._dialect.gates import CALL_RULES, EVENT_RULES, last_chars
 from toolparse._dialect.loader import resolve_dialect
 from toolparse._syntax.dfa import compile_dfa
 from toolparse._syntax.files import grammar_path
-from toolparse._syntax.regexp import lookahead_chars
+from toolparse._syntax.regexp import WHITESPACE, lookahead_chars
 from conftest import joined
 from test_grammar import edited_copy
 from test_properties import WELL_FORMED, cuts, split_at_fractions, tool_text
@@ -103,8 +103,10 @@ def test_an_openers_lookahead_narrows_what_its_block_ends_with(
 def test_a_trailing_lookaheads_first_characters() -> None:
     assert lookahead_chars(r"<function_call>[ \t]{0,16}(?=\{)") == {"{"}
     assert lookahead_chars(r"call:\w+(?=[{(])") == {"{", "("}
-    for none in (r"a(?!b)", r"a(?=b)|c", r"a(?=b?)", r"a(?=\{)b", r"abc", r"a(?=\s)"):
+    for none in (r"a(?!b)", r"a(?=b)|c", r"a(?=b?)", r"a(?=\{)b", r"abc", r"a(?=\w)"):
         assert lookahead_chars(none) is None, none
+    # `\s` is a known set: the whitespace `re` matches.
+    assert lookahead_chars(r"a(?=\s)") == WHITESPACE
 
 
 def test_the_closers_are_the_tags_that_end_a_block_or_a_span() -> None:

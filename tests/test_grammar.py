@@ -444,7 +444,10 @@ def test_only_candidates_an_earlier_atom_could_beat_get_a_second_look() -> None:
         ("CLOSE", "</parameter>"), ("TEXT", "[^<]+"), ("LT", "<"), ("WS", r"\s+"),
         ("ANY", r"[\s\S]"))]
     lexer = StateLexer.build(specs)
-    assert lexer.careful == {"LT", "ANY"}
+    assert set(lexer.careful) == {"LT", "ANY"}
+    # A match followed by as many characters as `</parameter>` reads (and one more)
+    # needs no second look: no earlier atom can still be arriving there.
+    assert lexer.careful["LT"] == len("</parameter>") + 1
     assert [spec.name for spec in lexer.earlier_atoms["ANY"]] == ["CLOSE", "LT"]
     # And the outcome is the same however the text is cut.
     text = 'see <tool_calls>\n<invoke name="f">\n<parameter name="a">x < y\n</parameter>' \
@@ -467,7 +470,7 @@ def test_an_atom_that_cannot_go_on_past_a_complete_match_is_no_threat() -> None:
     lexer = StateLexer.build(specs)
     assert lexer.earlier_atoms["OPEN"] == ()
     assert [spec.name for spec in lexer.earlier_atoms["A"]] == ["AB"]
-    assert lexer.careful == {"A"}
+    assert set(lexer.careful) == {"A"}
     # `[^>]*>` can match `<p/>`, the whole of the other: that one may still be there.
     assert may_continue_into(dfa_for("<p[^>]*>"), dfa_for("<p[^>]*/>"))
     assert not may_continue_into(dfa_for("<p>"), dfa_for("<p/>"))
@@ -485,6 +488,9 @@ def test_the_automaton_says_what_a_terminal_can_start_with_as_regex_would() -> N
         for grammar in toolparse.Dialect.bundled(dialect)._grammars:
             specs = list(grammar.terminals.values())
             chars = {c for spec in specs for c in spec.starts or ()} | set("<a \n\"]{")
+            # (`\x1c`-`\x1f` are `\s` to `re`, which the lexer matches with, and not to
+            # the `regex` module, whose partial match this compares with.)
+            chars -= set("\x1c\x1d\x1e\x1f")
             for spec in specs:
                 if spec.dfa is None:
                     continue
@@ -497,3 +503,16 @@ def test_the_automaton_says_what_a_terminal_can_start_with_as_regex_would() -> N
     dfa = dfa_for("ab")
     assert dfa is not None and not can_finish(dfa, -1)
     assert can_finish(dfa, dfa.table[dfa.initial]["a"])
+
+
+def test_whitespace_is_every_character_re_reads_as_backslash_s() -> None:
+    # `first_chars` knows what `\s` begins with (so whitespace and a tag that cannot
+    # begin with it are known apart): exactly the code points `re` matches.
+    import sys
+
+    from toolparse._syntax.regexp import WHITESPACE, first_chars
+    space = re.compile(r"\s")
+    assert WHITESPACE == {chr(c) for c in range(sys.maxunicode + 1) if space.match(chr(c))}
+    assert first_chars(r"\s+") == WHITESPACE
+    assert first_chars(r"[\s<]x") == WHITESPACE | {"<"}
+    assert first_chars(r"[\s\S]") is None

@@ -179,9 +179,10 @@ class StateLexer:
     earlier_atoms: dict[str, tuple[TerminalSpec, ...]]
     """Candidate name -> the atoms before it that could start with one of its first
     characters (they beat it when they could still match)."""
-    careful: frozenset[str]
-    """The candidates whose match near the end of the text needs a second look: an
-    earlier atom could still beat them, or they have a lookahead."""
+    careful: dict[str, int]
+    """The candidates whose match near the end of the text needs a second look (an
+    earlier atom could still beat them, or they have a lookahead), each with how many
+    characters must follow a match of it for none to be needed (`_second_look`)."""
     lead: re.Pattern[str]
     """What the lexer's loop matches first: `master` with the state's ignored
     whitespace folded in front (`fold_pattern`), so that one match reads the
@@ -227,14 +228,25 @@ class StateLexer:
                 other for other in candidates[:n]
                 if not other.is_run and _may_share_start(other, spec)
                 and _may_beat(other, spec))
-        careful = frozenset(spec.name for spec in candidates
-                            if earlier[spec.name] or spec.has_lookahead)
+        careful = {spec.name: _second_look(spec, earlier[spec.name]) for spec in candidates
+                   if earlier[spec.name] or spec.has_lookahead}
         folded = fold_pattern(candidates, ignored)
         lead, lead_groups = ((re.compile(folded[0]), folded[1]) if folded is not None
                              else (master, tuple(by_group)))
         return cls(candidates, master, tuple(by_group), earlier, careful, lead, lead_groups,
                    folded is not None, loop_run=re.compile(run) if run is not None else None,
                    margin=max((token_reach(spec) for spec in candidates), default=1))
+
+
+def _second_look(spec: TerminalSpec, earlier: tuple[TerminalSpec, ...]) -> int:
+    """How many characters must follow a match of `spec` for the text after it to be
+    unable to change it (`settle_state`'s second look): its lookahead's `refusal`, and
+    the reach of each earlier atom that could still beat it (one that begins where the
+    match does can read no farther than that), at most MAX_ATOM."""
+    found = spec.refusal if spec.has_lookahead else 0
+    for atom in earlier:
+        found = max(found, token_reach(atom))
+    return min(found, MAX_ATOM)
 
 
 def token_reach(spec: TerminalSpec) -> int:

@@ -212,9 +212,9 @@ class Capture:
         ignored, delimiters, calls = grammar.ignored, grammar.roles.delimiters, grammar.roles.call_starts
         end, limit = len(text), self.limit - base
         stop, hard = min(end, limit), limit <= end or final
-        # Below `sure`, or more than its state's `margin` before `stop`, no token is
-        # near enough the end of the text to need a second look; a run that reaches
-        # `run_end` waits for more of it.
+        # Below `sure`, or followed by more text than its second look reads
+        # (`StateLexer.careful`), no token is near enough the end of the text to need
+        # one; a run that reaches `run_end` waits for more of it.
         sure, run_end = (stop, -1) if hard else (stop - MAX_ATOM, end)
         self.run = self.run_list = None
         no_row_before = 0
@@ -232,7 +232,8 @@ class Capture:
                 pos = begin
             if m is not None and (spec := lexer.lead_groups[m.lastindex or 0]) is not None and (
                     (token_end := m.end()) > pos) and token_end - pos <= spec.bound and (
-                    pos < sure or spec.name not in lexer.careful or pos + lexer.margin < stop):
+                    pos < sure or spec.name not in lexer.careful
+                    or token_end + lexer.careful[spec.name] < stop):
                 pass
             else:
                 spec, token_end, outcome = self._settle(arriving, lexer, m, text, pos, stop,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     import regex
@@ -316,6 +316,12 @@ def widths(pattern: str) -> tuple[int, int | None] | None:
 
 _SMALL_RANGE = 64
 
+WHITESPACE: Final = frozenset(
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+"""What `\s` matches in a `str` pattern (tests/test_grammar.py reads every code point
+to check it): so that whitespace and a tag that cannot begin with it are known apart."""
+
 
 def _first_of_sequence(items: Any, ignore_case: bool) -> tuple[set[str] | None, bool]:
     found: set[str] = set()
@@ -346,6 +352,8 @@ def _first_of_item(op: str, arg: Any, ignore_case: bool) -> tuple[set[str] | Non
             elif kind == "RANGE" and item_arg[1] - item_arg[0] < _SMALL_RANGE:
                 for code in range(item_arg[0], item_arg[1] + 1):
                     found |= _cases(code, ignore_case)
+            elif kind == "CATEGORY" and str(item_arg) == "CATEGORY_SPACE":
+                found |= WHITESPACE   # (`\s`: a few dozen characters, all known)
             else:
                 return None, False
         return found, False
