@@ -14,19 +14,19 @@ as the lexer's alternation reads them one by one), perhaps ending with one
 still arriving. It is read off the grammar's terminals, for a state where that reading
 is sound:
 
-* every candidate the alternation tries before the run, other than the row's own
-  tokens, begins only with one of the run's stop characters, so that no such token can
-  begin in the middle of the run's text;
+* every candidate the alternation tries before the run begins only with one of the
+  run's stop characters, so that no token but the run can begin in the middle of the
+  run's text (where a stop character is, the run has ended and any token may begin);
 * every candidate reads a bounded width (with its lookahead's reach: the state
-  lexer's `margin`): a token that begins more than `margin` characters before the end
-  of the text is read as the whole text would read it.
+  lexer's `margin`): a token that begins farther than that from the end of the text is
+  read as the whole text would read it.
 
-A text is *settled* once no stop character is among its last `margin` characters: it
-then ends inside the run, and the next text is read from there on its own. Until then
-it is kept (`pending`) and read again with the next one, at most `MAX_PENDING`
-characters; beyond that, or when the row stops before the end at something that is not
-a loop token still arriving, the text may leave the value, and the keeping goes back to
-its gates.
+A text is *settled* once no stop character is nearer its end than the tokens that may
+begin with it read (`reaches`): it then ends inside the run, and the next text is read
+from there on its own. Until then it is kept (`pending`) and read again with the next
+one, at most `MAX_PENDING` characters; beyond that, or when the row stops before the
+end at something that is not a loop token still arriving, the text may leave the
+value, and the keeping goes back to its gates.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from toolparse._dialect.lexer import (
     TerminalSpec,
     row_safe,
     settle_state,
+    token_reach,
 )
 
 __all__ = ["LEFT", "MAX_PENDING", "Inside", "inside_of"]
@@ -65,8 +66,9 @@ class Inside:
     """The run's stop characters: a text with none of them is all more of the run."""
     row: re.Pattern[str]
     """The state's loop tokens in a row (`StateLexer.loop_run`)."""
-    last_stop: re.Pattern[str]
-    """A search for a stop character (`read`: is one among the last `margin`?)."""
+    reaches: tuple[tuple[str, int], ...]
+    """Each stop character, and the most a token that begins with it reads (`read`: a
+    text is settled when no stop character is that near its end)."""
     margin: int
     lexer: StateLexer
     members: frozenset[str]
@@ -84,9 +86,10 @@ class Inside:
         found = self.row.match(text)
         at = 0 if found is None else found.end()
         if at == end:
-            if self.last_stop.search(text, max(0, end - self.margin)) is None:
-                return ""
-            return text if end <= MAX_PENDING else LEFT
+            for stop, reach in self.reaches:
+                if text.find(stop, end - reach if end > reach else 0) >= 0:
+                    return text if end <= MAX_PENDING else LEFT
+            return ""
         if end - at > self.margin or end > MAX_PENDING:
             return LEFT
         # The row stops before the end: only a loop token still arriving may be there.
@@ -124,9 +127,9 @@ def inside_of(lexer: StateLexer, run: TerminalSpec, loops: frozenset[str]) -> In
     for spec in lexer.candidates:
         if spec is run:
             break
-        if spec.name not in members and (
-                spec.starts is None or not spec.starts <= frozenset(stops)):
+        if spec.starts is None or not spec.starts <= frozenset(stops):
             return None   # a token that could begin in the run's text
-    return Inside(frozenset(stops), row,
-                  re.compile("|".join(re.escape(stop) for stop in stops)), lexer.margin,
-                  lexer, members)
+    reaches = tuple((stop, max((token_reach(spec) for spec in lexer.candidates if spec is not run
+                                and (spec.starts is None or stop in spec.starts)), default=1))
+                    for stop in stops)
+    return Inside(frozenset(stops), row, reaches, lexer.margin, lexer, members)
