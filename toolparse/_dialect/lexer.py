@@ -348,8 +348,9 @@ def row_safe(spec: TerminalSpec) -> bool:
     """A loop candidate that can stand in a row: it never matches empty, its atoms stay
     within MAX_ATOM, and a lookahead of its, if any, is a negative one that reads at
     most MAX_ATOM characters (Python's `\\0` escape, `[0-7](?![0-7])`): a row is taken
-    only when it ends more than MAX_ATOM characters before the end of the text, so such
-    a lookahead inside it reads text that is there, as the alternation's would."""
+    only when it ends more than the state's `margin` (which counts that reach) before
+    the end of the text, so such a lookahead inside it reads text that is there, as the
+    alternation's would."""
     found = widths(spec.full.pattern)
     if found is None:
         return False

@@ -319,7 +319,7 @@ _SMALL_RANGE = 64
 WHITESPACE: Final = frozenset(
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
     "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
-"""What `\s` matches in a `str` pattern (tests/test_grammar.py reads every code point
+"""What `\\s` matches in a `str` pattern (tests/test_grammar.py reads every code point
 to check it): so that whitespace and a tag that cannot begin with it are known apart."""
 
 
