@@ -444,10 +444,11 @@ def test_only_candidates_an_earlier_atom_could_beat_get_a_second_look() -> None:
         ("CLOSE", "</parameter>"), ("TEXT", "[^<]+"), ("LT", "<"), ("WS", r"\s+"),
         ("ANY", r"[\s\S]"))]
     lexer = StateLexer.build(specs)
-    assert set(lexer.careful) == {"LT", "ANY"}
+    assert lexer.careful == {"LT", "ANY"}
     # A match followed by as many characters as `</parameter>` reads (and one more)
     # needs no second look: no earlier atom can still be arriving there.
-    assert lexer.careful["LT"] == len("</parameter>") + 1
+    assert lexer.second_look["LT"] == len("</parameter>") + 1
+    assert lexer.second_look["TEXT"] == lexer.second_look["WS"] == -1
     assert [spec.name for spec in lexer.earlier_atoms["ANY"]] == ["CLOSE", "LT"]
     # And the outcome is the same however the text is cut.
     text = 'see <tool_calls>\n<invoke name="f">\n<parameter name="a">x < y\n</parameter>' \
@@ -470,7 +471,7 @@ def test_an_atom_that_cannot_go_on_past_a_complete_match_is_no_threat() -> None:
     lexer = StateLexer.build(specs)
     assert lexer.earlier_atoms["OPEN"] == ()
     assert [spec.name for spec in lexer.earlier_atoms["A"]] == ["AB"]
-    assert set(lexer.careful) == {"A"}
+    assert lexer.careful == {"A"}
     # `[^>]*>` can match `<p/>`, the whole of the other: that one may still be there.
     assert may_continue_into(dfa_for("<p[^>]*>"), dfa_for("<p[^>]*/>"))
     assert not may_continue_into(dfa_for("<p>"), dfa_for("<p/>"))

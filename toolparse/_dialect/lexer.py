@@ -179,10 +179,12 @@ class StateLexer:
     earlier_atoms: dict[str, tuple[TerminalSpec, ...]]
     """Candidate name -> the atoms before it that could start with one of its first
     characters (they beat it when they could still match)."""
-    careful: dict[str, int]
-    """The candidates whose match near the end of the text needs a second look (an
-    earlier atom could still beat them, or they have a lookahead), each with how many
-    characters must follow a match of it for none to be needed (`_second_look`)."""
+    careful: frozenset[str]
+    """The candidates whose match near the end of the text needs a second look: an
+    earlier atom could still beat them, or they have a lookahead."""
+    second_look: dict[str, int]
+    """Each candidate -> how many characters must follow a match of it for no second
+    look to be needed (`_second_look`; -1 for one that is not careful)."""
     lead: re.Pattern[str]
     """What the lexer's loop matches first: `master` with the state's ignored
     whitespace folded in front (`fold_pattern`), so that one match reads the
@@ -228,13 +230,15 @@ class StateLexer:
                 other for other in candidates[:n]
                 if not other.is_run and _may_share_start(other, spec)
                 and _may_beat(other, spec))
-        careful = {spec.name: _second_look(spec, earlier[spec.name]) for spec in candidates
-                   if earlier[spec.name] or spec.has_lookahead}
+        careful = frozenset(spec.name for spec in candidates
+                            if earlier[spec.name] or spec.has_lookahead)
+        second_look = {spec.name: _second_look(spec, earlier[spec.name])
+                       if spec.name in careful else -1 for spec in candidates}
         folded = fold_pattern(candidates, ignored)
         lead, lead_groups = ((re.compile(folded[0]), folded[1]) if folded is not None
                              else (master, tuple(by_group)))
-        return cls(candidates, master, tuple(by_group), earlier, careful, lead, lead_groups,
-                   folded is not None, loop_run=re.compile(run) if run is not None else None,
+        return cls(candidates, master, tuple(by_group), earlier, careful, second_look, lead,
+                   lead_groups, folded is not None, loop_run=re.compile(run) if run is not None else None,
                    margin=max((token_reach(spec) for spec in candidates), default=1))
 
 

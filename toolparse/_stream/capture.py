@@ -213,8 +213,8 @@ class Capture:
         end, limit = len(text), self.limit - base
         stop, hard = min(end, limit), limit <= end or final
         # Below `sure`, or followed by more text than its second look reads
-        # (`StateLexer.careful`), no token is near enough the end of the text to need
-        # one; a run that reaches `run_end` waits for more of it.
+        # (`StateLexer.second_look`), no token is near enough the end of the text to
+        # need one; a run that reaches `run_end` waits for more of it.
         sure, run_end = (stop, -1) if hard else (stop - MAX_ATOM, end)
         self.run = self.run_list = None
         no_row_before = 0
@@ -232,8 +232,7 @@ class Capture:
                 pos = begin
             if m is not None and (spec := lexer.lead_groups[m.lastindex or 0]) is not None and (
                     (token_end := m.end()) > pos) and token_end - pos <= spec.bound and (
-                    pos < sure or spec.name not in lexer.careful
-                    or token_end + lexer.careful[spec.name] < stop):
+                    pos < sure or token_end + lexer.second_look[spec.name] < stop):
                 pass
             else:
                 spec, token_end, outcome = self._settle(arriving, lexer, m, text, pos, stop,
