@@ -71,6 +71,20 @@ def test_every_chunking_inside_a_string_gives_the_feeds_of_lexing_every_chunk(
             same_feeds(name, text, chunks, incremental)
 
 
+@pytest.mark.parametrize("name", sorted(TEMPLATES))
+def test_each_dialect_follows_its_strings(name: str) -> None:
+    # The comparisons above are only worth something where the keeping does follow a
+    # string: in each of these dialects it does, at some chunk of code in a string.
+    text = TEMPLATES[name].replace("{}", VALUES[0], 1)
+    parser = toolparse.StreamParser(name)
+    followed = 0
+    for at in range(0, len(text), 4):
+        parser.feed(text[at:at + 4])
+        keeping = parser._engine._keeping
+        followed += keeping is not None and keeping.inside is not None
+    assert followed >= 3, followed
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(sorted(TEMPLATES)),
        st.text(alphabet='ab \\"\']}{[)(<>|nux0e\n', max_size=40),
