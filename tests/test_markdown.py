@@ -801,6 +801,29 @@ def test_too_many_worlds_fail_closed() -> None:
     assert len(t.worlds.states) == 1
 
 
+def test_the_worlds_bound_falls_at_the_same_place_however_the_text_is_cut() -> None:
+    # Code spans that may or may not close, and three labels no definition names: the
+    # worlds reach the bound. They used to be counted wherever each state had stopped,
+    # so a `(` fed alone met two states more than the whole text did, and the tag
+    # (outside code: `[a](`)` is a link) came out as code (G2).
+    text = "[`[b]`[`] [l]`[a](`)"
+    assert oracle(text + TC) == [False]
+
+    def decide(pieces: list[str]) -> bool:
+        t = MarkdownTracker()
+        for piece in pieces:
+            t.feed(piece)
+        context, ticket = t.context()
+        t.opaque(TC)
+        resolved = dict(t.finish())
+        return resolved[ticket] if ticket >= 0 else context is Context.CODE
+
+    cuts = [(a, b) for a in range(len(text) + 1) for b in range(a, len(text) + 1)]
+    answers = {(a, b): decide([text[:a], text[a:b], text[b:]]) for a, b in cuts}
+    assert set(answers.values()) == {False}, [c for c, v in answers.items() if v]
+    assert decide(list(text)) is False
+
+
 # ---- fork: an independent copy (the engine's read-ahead, SPEC 3.2) ------------------------
 
 FORK_SCRIPT: list[tuple[str, str]] = [  # (call, text): every kind of state object
@@ -1182,6 +1205,28 @@ def test_differential_against_markdown_it(doc: str) -> None:
     for k, (g, w, c) in enumerate(zip(got, want, second)):
         if w is not None and w == c:
             assert g == w, f"tool block {k}: tracker says in code={g}, both oracles {w}"
+
+
+# Brackets, code spans and several labels no definition names (or one that a later
+# line defines): the worlds split, merge and reach their bound.
+WORLD_PIECES = [*"[[[]]]()``` ab\n!\\:", "[l]", "[l1]", "[l2]", "[l3]", "][m]", "](`)",
+                "[l]: /u\n", "<a>", TC]
+
+
+@settings(settings.get_profile(PROFILE))
+@given(pieces=st.integers(5, 60).flatmap(
+    lambda n: st.lists(st.sampled_from(WORLD_PIECES), min_size=n, max_size=n)))
+def test_many_labels_decide_alike_however_the_text_is_cut(pieces: list[str]) -> None:
+    # (No oracle: past the bound a world answers code, where markdown-it may not.)
+    doc = "".join(pieces)
+    walk_all(doc if TC in doc else doc + TC)
+
+
+def test_a_merge_keeps_what_the_states_had_resolved() -> None:
+    # The backtick after `[l]` closes the span (in the world where [l] is a link and in
+    # the other) and the two worlds become one at the `]`: the merge must take both
+    # worlds' answers for the tag before it drops the second state.
+    assert walk_all("`[" + TC + "[l]`:]") == [True]
 
 
 # =====================================================================================

@@ -93,6 +93,16 @@ class Context(enum.Enum):
     PENDING = "pending"
 
 
+def _may_split(states: list[InlineState], ch: str) -> bool:
+    """Whether one of `states` may split before the character `ch`: the runner asks
+    `links.fork_needed` there (a state at a line start asks after a definition may have
+    started: it may)."""
+    close = syntax().link_close
+    return any(st.line_fresh or ((st.closed is not None or ch == close)
+                                 and links.fork_needed(st, ch) is not None)
+               for st in states)
+
+
 class MarkdownTracker(BlockState):
     """Follows CommonMark 0.31.2 block and code structure over a text stream. The
     block state the rules read is its base, `state.BlockState`."""
@@ -307,39 +317,54 @@ class MarkdownTracker(BlockState):
         (the next line's start) or at n."""
         bulk = not self.blocks and not self.heading
         s = self.inline
+        j = i
         if not self.worlds.split:
             j = runner.feed(s, text, i, n, bulk)
-            if s.fork_label is not None:
-                j = self._feed_worlds(text, {id(s): j}, n, bulk)
-        else:
-            j = self._feed_worlds(text, {id(st): i for st in self.worlds.states}, n, bulk)
+        if self.worlds.split or s.fork_label is not None:
+            j = self._feed_worlds(text, j, n, bulk)
         if j >= n:
             return n
         self.inline_eol()
         return self.end_line(text, j)
 
-    def _feed_worlds(self, text: str, starts: dict[int, int], n: int, bulk: bool) -> int:
-        """Every world reads its text up to the same line ending (or n), splitting
-        where a decision needs a definition not seen yet."""
+    def _feed_worlds(self, text: str, at: int, n: int, bulk: bool) -> int:
+        """Every world reads from `at` (where all its states stand) up to the same line
+        ending (or n), splitting where a decision needs a definition not seen yet.
+
+        The states read in step. A split can only be needed at a `]` or while a `]`
+        waits on its next character (`links.fork_needed`), so they read together from
+        one such place to the next, and there they are merged before any of them
+        splits. The number of live states a split meets, which `MAX_WORLDS` bounds, is
+        then the same however the text was cut (G2). (Merged only there: states that
+        are the same stay the same, so a merge later finds them all the same.)"""
         worlds = self.worlds
-        stop = n
-        queue = [(st, starts[id(st)]) for st in worlds.states if id(st) in starts]
-        while queue:
-            st, at = queue.pop()
-            if st not in worlds.states:
-                continue  # merged into another
-            if st.fork_label is None:
-                at = runner.feed(st, text, at, n, bulk)
-            if st.fork_label is not None:
-                before = len(worlds.states)
-                worlds.fork(worlds.states.index(st))
-                queue.append((st, at))
-                if len(worlds.states) > before:
-                    queue.append((worlds.states[-1], at))
-                continue
-            stop = at
+        syn = syntax()
+        while at < n and text[at] != "\n" and text[at] != "\r":
+            states = worlds.states
+            opened = any(st.head is not None for st in states)
+            if any(st.closed is not None for st in states) or (
+                    opened and text[at] == syn.link_close):
+                stop = at + 1
+                if worlds.split and _may_split(states, text[at]):
+                    worlds.merge()
+            else:  # (no bracket open: a `]` before the next `[` closes nothing)
+                j = at if opened else text.find(syn.link_open, at, n)
+                j = -1 if j < 0 else text.find(syn.link_close, j + 1, n)
+                stop = n if j < 0 else j
+            piece = text[at:stop]  # (the runner reads a chunk to its end)
+            k = 0
+            end = stop
+            while k < len(worlds.states):  # (a split appends the twin: it reads too)
+                st = worlds.states[k]
+                if st.fork_label is None:
+                    end = at + runner.feed(st, piece, 0, stop - at, bulk)
+                if st.fork_label is not None:
+                    worlds.fork(k)  # (then state k reads again, assuming the label)
+                    continue
+                k += 1
+            at = end
         worlds.collect()
-        return stop
+        return at
 
     def each_state(self, op: object) -> None:
         """Apply `op` (a function of an inline state) to every world, splitting first
@@ -351,6 +376,7 @@ class MarkdownTracker(BlockState):
                 op(st)  # type: ignore[operator]
             worlds.collect()
             return
+        worlds.merge()  # (where every state stands: as `_feed_worlds`)
         done: set[int] = set()
         while True:
             todo = [st for st in worlds.states if id(st) not in done]

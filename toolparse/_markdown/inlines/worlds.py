@@ -14,7 +14,10 @@ stream) rule worlds out.
 Worlds that come back to the same state are merged (`key`), so independent references
 (`[a][1] ... [b][2]`) cost two at a time, not 2**n. Bound: at most `MAX_WORLDS` live
 states; a split past that is not made, and the state that needed it is *tainted*: its
-verdicts are "code" (fail closed: a tag there is text, never a call).
+verdicts are "code" (fail closed: a tag there is text, never a call). The states are
+counted where they all stand at the same character, merged (the tracker reads them in
+step, `MarkdownTracker._feed_worlds`), so the bound falls at the same place however the
+text is cut (G2).
 
 Each world is a dict label -> assumed defined. A state stands for one or more worlds
 (after a merge). A ticket's votes are (world, in_code) pairs; it is decided when no
@@ -89,13 +92,12 @@ class Worlds:
     # ----------------------------------------------------------------- splitting
 
     def fork(self, k: int) -> None:
-        """State k stopped because it must assume `fork_label`: split it."""
+        """State k stopped because it must assume `fork_label`: split it (the caller
+        has merged the states where they stand, `merge`)."""
         s = self.states[k]
         label = s.fork_label
         assert label is not None
         s.fork_label = None
-        self.merge()
-        k = self.states.index(s)
         if len(self.states) >= MAX_WORLDS:
             s.assumed[label] = False
             s.tainted = True
@@ -117,6 +119,7 @@ class Worlds:
         """Merge the states that have come back to the same state."""
         if len(self.states) < 2:
             return
+        self.collect()  # (what each state resolved is its worlds' votes before it goes)
         seen: dict[tuple[Any, ...], int] = {}
         k = 0
         while k < len(self.states):
@@ -126,7 +129,6 @@ class Worlds:
                 seen[key(s)] = k
                 k += 1
                 continue
-            self.collect(k)
             keep = self.states[found]
             self.worlds[found] += self.worlds[k]
             keep.assumed = {name: value for name, value in keep.assumed.items()
@@ -141,12 +143,12 @@ class Worlds:
 
     # --------------------------------------------------------------------- votes
 
-    def collect(self, k: int | None = None) -> None:
+    def collect(self) -> None:
         """Take the resolutions the states made as votes of their worlds."""
         if not self.split and not self.votes:
             return
         for j, s in enumerate(self.states):
-            if (k is not None and j != k) or s.out is self.out:
+            if s.out is self.out:
                 continue
             for ticket, in_code in s.out:
                 self.vote(ticket, self.worlds[j], in_code or s.tainted)
