@@ -173,6 +173,31 @@ def test_a_full_plain_text_cache_starts_over_and_keeps_what_comes_next() -> None
     assert joined(feeder.close()) == ""
 
 
+def test_the_table_of_plain_chunks_holds_none_with_a_block_start_character() -> None:
+    # Under `auto` blocks start with `<`, `[`, `]` or `f`: the fast path tests the first
+    # with `in`, then looks the chunk up in the table of short chunks known to hold none
+    # of them (`output.plain_events`, shared by the parsers that test the same
+    # characters); a chunk not in it is tested, and kept if plain. The table never holds
+    # a chunk a block could start in, and stays bounded.
+    from toolparse._stream import output
+
+    chunks = ["Hello", " wor", "ld. ", "Hello", "a [b", "] c ", "if x", " < y", " fu",
+              "nny ", "Hello", "", "f", "oo. ", " wor", "[", "x", "]", "ld. "]
+    parser = toolparse.StreamParser("auto")
+    events = [event for chunk in chunks for event in parser.feed(chunk)]
+    scanner = parser._engine._scanner
+    starts = set(scanner.plain_chars[0] + scanner.plain_rest)
+    assert starts == {"<", "[", "]", "f"}
+    table = scanner.plain_table
+    assert {"Hello", " wor", "ld. "} <= set(table) and "" not in table
+    assert all(not starts & set(chunk) for chunk in table)
+    for n in range(output.PLAIN_KEPT + 100):
+        assert parser.feed(f"w{n} ") == [toolparse.Text(f"w{n} ")]
+        assert len(table) <= output.PLAIN_KEPT
+    assert parser.feed("") == [] and parser.feed("ok") == [toolparse.Text("ok")]
+    assert joined(events + parser.close()) == "".join(chunks)  # (the loop's: checked)
+
+
 BROKEN = OPEN + "v</parameter><oops/></invoke></tool_calls>"
 GOOD = OPEN + "v" + CLOSE
 

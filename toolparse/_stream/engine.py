@@ -46,8 +46,9 @@ read again (UNDECIDED, CHOOSING) carries at most a window of new text, not the r
 a whole transcript given to `parse()` (SPEC G6).
 
 The plain-text fast path (SCAN, nothing arriving, nothing held, no block-start
-character in the chunk: one `in` test when blocks start with one) costs one append and
-one event per chunk, a short chunk's event kept for its next time (`output.PLAIN_EVENTS`);
+character in the chunk: an `in` test for the first, then a look-up in the table of the
+chunks known to hold none, `output.plain_events`) costs one append and one event per
+chunk, a short chunk's event kept for its next time;
 a chunk whose start characters begin no block, or one only arriving at its end, a start
 search more (`_quiet_text`); a contested tag's chunks go straight to its contenders.
 
@@ -77,7 +78,7 @@ from toolparse._stream.contest import Choice, Contest, Entrant, entrant_openers
 from toolparse._stream.modes import Mode, Move, next_mode
 from toolparse._stream.options import WINDOW, checked_chunk, windows
 from toolparse._stream.output import (
-    PLAIN_EVENTS, Output, joined_events, missed_plain_text, plain_text)
+    Output, joined_events, plain_text)
 from toolparse._stream.endings import (
     broken_span, complete_block, prose_mention, waiting_block)
 from toolparse._stream.keeping import KEPT_TAIL, Keeping
@@ -88,12 +89,6 @@ from toolparse._stream.skip import ENDED, OPEN, FailedSpan
 from toolparse._stream.undecided import Undecided
 
 __all__ = ["Engine"]
-
-_plain_events_get: Final = PLAIN_EVENTS.get
-"""`feed`'s look-up of a plain chunk. (A bound method: through it the interpreter's
-fast path is about 15 % faster on 1-char chunks than through `PLAIN_EVENTS.get`; the
-compiled build would gain about 2 % the other way, and the pure build is the
-reference.)"""
 
 _NO_LIMIT: Final = 1 << 62
 _CLOSED: Final = Mode.CLOSED
@@ -107,7 +102,7 @@ class Engine:
     __slots__ = (
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
-        "_opener_char", "_opener_other", "_opener_third", "_opener_fourth", "_one_opener",
+        "_opener_char", "_plain_table",
         "_new_id", "_grammar", "_run_list", "_run_stops", "_run_parts", "_run_from",
         "_incremental", "_scanner",
         "_contest", "_streaming", "_keeping", "_thinking",
@@ -162,8 +157,7 @@ class Engine:
         self._keeping: Keeping | None = None
         """Inside a started call, when no chunk without a gate can change what goes
         out (`_keep_quiet`, `keeping.py`): the chunks kept since, unlexed; else None."""
-        (self._opener_char, self._opener_other, self._opener_third, self._opener_fourth,
-         self._one_opener) = self._scanner.plain_chars
+        self._opener_char, self._plain_table = self._scanner.plain_chars
         self._plain = self._opener_char if self._mode is Mode.SCAN else ""
         """The first of the (up to four) characters the fast path tests with `in`, while it
         applies (SCAN, nothing arriving or held: `_quiet()`); else "", which is in every
@@ -182,18 +176,16 @@ class Engine:
         refused with a `ChunkTypeError` (`checked_chunk`), never by the compiled build's own
         argument check. Five fast paths, each a named guard, before the mode loop:"""
         if type(chunk) is str:
-            if self._plain not in chunk and (self._one_opener or (
-                    self._opener_other not in chunk and self._opener_third not in chunk
-                    and self._opener_fourth not in chunk)):
+            if self._plain not in chunk and (
+                    event := self._plain_table.get(chunk) or self._scanner.plain_event(chunk)
+            ) is not None:
                 # 1. Plain text (SCAN, nothing arriving or held; no block-start
-                # character): one test, one append, one event.
-                if not chunk:
-                    return []
+                # character): one test, one look-up, one append, one event.
                 self._base += len(chunk)
                 self._md_queue.append(chunk)
                 if self._base > self._output.md_flush_at:
                     self._output.flush_md(self._base)
-                return [_plain_events_get(chunk) or missed_plain_text(chunk)]
+                return [event]
             if self._plain:
                 # 1b. The same, but the chunk holds a block-start character.
                 return self._quiet_text(chunk)
@@ -268,7 +260,10 @@ class Engine:
         """SCAN, nothing held, `text` (a dead tail, then the chunk from `chunk_at`) holds a
         block-start character (`feed`'s path 1b). When no block can go on from any (`f` in
         prose under auto), all is plain; when one can only be arriving at its end (`... <`),
-        the text before it is plain and the rest waits as the tail. Else the modes."""
+        the text before it is plain and the rest waits as the tail. Else the modes. (An
+        empty chunk comes here too, from path 1: nothing.)"""
+        if not text:
+            return []
         first = self._scanner.start_search(text, search_from)
         at = len(text)
         if first is not None:
@@ -404,8 +399,7 @@ class Engine:
         """The end of a feed: run the modes over `text` (the tail and what is left of
         the chunk) and take the events made certain."""
         self._process(text, final=False)
-        (self._opener_char, self._opener_other, self._opener_third, self._opener_fourth,
-         self._one_opener) = self._scanner.plain_chars
+        self._opener_char, self._plain_table = self._scanner.plain_chars
         self._plain = (self._opener_char if self._mode is Mode.SCAN and not self._tail
                        and not self._output.waiting else "")
         if self._capture is not None:

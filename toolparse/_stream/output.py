@@ -36,6 +36,7 @@ from toolparse._markdown import Context, MarkdownTracker, Resolution
 from toolparse._stream.progress import Aborted, Delta, ProgressEvent, Started, make_delta
 
 __all__ = ["MD_BATCH", "Output", "joined_events", "make_text", "plain_text", "missed_plain_text",
+           "plain_events", "plain_event",
            "PLAIN_EVENTS"]
 
 MD_BATCH: Final = 1 << 16
@@ -88,6 +89,37 @@ def missed_plain_text(text: str) -> Text:
     if len(PLAIN_EVENTS) >= PLAIN_KEPT:
         PLAIN_EVENTS.clear()  # (the same dictionary: the engine holds its `get`)
     event = PLAIN_EVENTS[text] = make_text(text)
+    return event
+
+
+_PLAIN_BY_CHARS: Final[dict[str, dict[str, Text]]] = {}
+"""`plain_events`' tables, by the block-start characters they were tested against."""
+
+
+def plain_events(chars: str) -> dict[str, Text]:
+    """The table of short chunks in which none of `chars` is, and their events: one per
+    set of characters, shared by every parser that tests those (a cold table costs each
+    new chunk a look-up more). It starts over when full, as `PLAIN_EVENTS` does."""
+    table = _PLAIN_BY_CHARS.get(chars)
+    if table is None:
+        if len(_PLAIN_BY_CHARS) >= 64:  # (user grammars: not kept for ever)
+            _PLAIN_BY_CHARS.clear()
+        table = _PLAIN_BY_CHARS[chars] = {}
+    return table
+
+
+def plain_event(table: dict[str, Text], chars: str, chunk: str) -> Text | None:
+    """The event of `chunk` if none of `chars` is in it (kept in `table`, from
+    `plain_events(chars)`, when short), else None; None for an empty chunk too (which
+    gives no event: `feed` has it go the other way)."""
+    for char in chars:
+        if char in chunk:
+            return None
+    if len(chunk) > PLAIN_LENGTH or not chunk:
+        return make_text(chunk) if chunk else None
+    if len(table) >= PLAIN_KEPT:
+        table.clear()  # (the same dictionary: engines hold its `get`)
+    event = table[chunk] = plain_text(chunk)
     return event
 
 

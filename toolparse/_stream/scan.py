@@ -36,7 +36,8 @@ from toolparse._dialect.openers import BlockStarts
 from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, StateLexer, TerminalSpec, next_token
 from toolparse._markdown import Context
 from toolparse._stream.arriving import Arriving
-from toolparse._stream.output import Output
+from toolparse._events import Text
+from toolparse._stream.output import Output, plain_event, plain_events
 
 __all__ = ["Opener", "Scanner", "arriving_at_end", "scan"]
 
@@ -46,13 +47,17 @@ _EVERYWHERE: Final = re.compile(r"(?s).")
 """The start search while the scanner is anchored: no chunk is plain to a fast path."""
 
 
+_NO_EVENTS: Final[dict[str, Text]] = {}
+"""The plain table of a scanner with no plain fast path (it stays empty)."""
+
+
 class Scanner:
     """What SCAN reads of the block starts, taken once per parser: in the compiled
     build each attribute of a `BlockStarts` (an interpreted class with cached
     properties) is a generic look-up, and SCAN read several at every run."""
 
     __slots__ = ("starts", "lexer", "by_pair", "find", "start_search", "start_finditer",
-                 "opener_char", "plain_chars", "anchors")
+                 "opener_char", "plain_chars", "plain_rest", "plain_table", "anchors")
 
     starts: BlockStarts
     lexer: StateLexer
@@ -61,7 +66,9 @@ class Scanner:
     start_search: Callable[[str, int], Match[str] | None]
     start_finditer: Callable[[str, int, int], Iterator[Match[str]]]
     opener_char: str
-    plain_chars: tuple[str, str, str, str, bool]
+    plain_chars: tuple[str, dict[str, Text]]
+    plain_rest: str
+    plain_table: dict[str, Text]
     anchors: BlockStarts | None
 
     def __init__(self, starts: BlockStarts, anchors: BlockStarts | None = None) -> None:
@@ -70,7 +77,7 @@ class Scanner:
         """While the scanner is anchored (see the module's docstring): the openers that
         count only at the start of the answer; None once it is not (or never was)."""
         if anchors is not None:
-            self.opener_char, self.plain_chars = "", ("", "", "", "", False)
+            self.opener_char, self.plain_chars = "", ("", _NO_EVENTS)
             self.start_search = _EVERYWHERE.search
 
     def settle(self, starts: BlockStarts) -> None:
@@ -82,13 +89,16 @@ class Scanner:
         self.opener_char = chars if len(chars) == 1 else ""
         """The one character every block starts with, or "" when they start with
         several."""
-        self.plain_chars = ((chars[0], chars[1 % len(chars)], chars[2 % len(chars)],
-                             chars[-1], len(chars) == 1)
-                            if 1 <= len(chars) <= 4 else ("", "", "", "", False))
-        """The characters `feed`'s fast path tests with `in` (one repeated when every
-        block starts with one; `auto` has `<`, Mistral's and the pythonic list's `[`,
-        MiniMax-M3's `]` and Phi-4-mini's `f`), or "" when blocks start with more than
-        four; and whether there is only one (then the fast path tests it alone)."""
+        few = 1 <= len(chars) <= 4
+        self.plain_rest = chars[1:]
+        self.plain_table = plain_events(chars) if few else _NO_EVENTS
+        self.plain_chars = (chars[0] if few else "", self.plain_table)
+        """What `feed`'s plain fast path tests: the first of the characters blocks start
+        with, if they start with four or fewer (else ""), with `in`, and then the chunk
+        in the table of the chunks without any of them (`output.plain_events`: one
+        look-up instead of an `in` for each: `auto` has `<`, Mistral's and the pythonic
+        list's `[`, MiniMax-M3's `]` and Phi-4-mini's `f`). A chunk not in it is tested
+        by `plain_event`."""
         self.lexer = starts.lexer
         self.by_pair = starts.pair_lexers if starts.pairs_differ else None
         """The lexers that confirm a tag by its first two characters, where the openers'
@@ -98,6 +108,11 @@ class Scanner:
         self.find = starts.search.search
         self.start_search = starts.start_search.search
         self.start_finditer = starts.start_search.finditer
+
+    def plain_event(self, chunk: str) -> Text | None:
+        """The plain fast path's test of a chunk not in `plain_table` (the first
+        character tested already): its event, kept there, or None."""
+        return plain_event(self.plain_table, self.plain_rest, chunk)
 
 
 class Opener(NamedTuple):
