@@ -196,6 +196,11 @@ def test_the_table_of_plain_chunks_holds_none_with_a_block_start_character() -> 
         assert len(table) <= output.PLAIN_KEPT
     assert parser.feed("") == [] and parser.feed("ok") == [toolparse.Text("ok")]
     assert joined(events + parser.close()) == "".join(chunks)  # (the loop's: checked)
+    # One block-start character: the fast path has tested it, so the table is the
+    # events of every plain text, `PLAIN_EVENTS` (no second table to keep).
+    single = toolparse.StreamParser("deepseek")
+    single.feed("Intro. ")
+    assert single._engine._scanner.plain_table is output.PLAIN_EVENTS
 
 
 BROKEN = OPEN + "v</parameter><oops/></invoke></tool_calls>"
