@@ -119,11 +119,13 @@ def plain_event(table: dict[str, Text], chars: str, chunk: str) -> Text | None:
     for char in chars:
         if char in chunk:
             return None
-    if len(chunk) > PLAIN_LENGTH or not chunk:
-        return make_text(chunk) if chunk else None
-    if len(table) >= PLAIN_KEPT:
-        table.clear()  # (the same dictionary: engines hold its `get`)
-    event = table[chunk] = plain_text(chunk)
+    if not chunk:
+        return None
+    event = plain_text(chunk)
+    if len(chunk) <= PLAIN_LENGTH:
+        if len(table) >= PLAIN_KEPT:
+            table.clear()  # (the same dictionary: engines and scanners hold it)
+        table[chunk] = event
     return event
 
 
