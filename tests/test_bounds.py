@@ -175,9 +175,9 @@ def test_a_full_plain_text_cache_starts_over_and_keeps_what_comes_next() -> None
 
 def test_the_table_of_plain_chunks_holds_none_with_a_block_start_character() -> None:
     # Under `auto` blocks start with `<`, `[`, `]` or `f`: the fast path tests the first
-    # with `in`, then looks the chunk up in the table of short chunks known to hold none
-    # of them (`output.plain_events`, shared by the parsers that test the same
-    # characters); a chunk not in it is tested, and kept if plain. The table never holds
+    # with `in` only for a chunk not in the table of short chunks known to hold none of
+    # them (`output.plain_events`, shared by the parsers that test the same characters);
+    # such a chunk is tested, and kept if plain. The table never holds
     # a chunk a block could start in, and stays bounded.
     from toolparse._stream import output
 
@@ -196,11 +196,20 @@ def test_the_table_of_plain_chunks_holds_none_with_a_block_start_character() -> 
         assert len(table) <= output.PLAIN_KEPT
     assert parser.feed("") == [] and parser.feed("ok") == [toolparse.Text("ok")]
     assert joined(events + parser.close()) == "".join(chunks)  # (the loop's: checked)
-    # One block-start character: the fast path has tested it, so the table is the
-    # events of every plain text, `PLAIN_EVENTS` (no second table to keep).
+    # A chunk found in the table is plain with no test at all, so one block-start
+    # character has a table of its own too: `PLAIN_EVENTS` holds texts with `<` (here
+    # as text a parser gave out; the text before a tag, a dead tail's).
+    output.plain_text("<tool_calls>")
+    assert "<tool_calls>" in output.PLAIN_EVENTS
     single = toolparse.StreamParser("deepseek")
-    single.feed("Intro. ")
-    assert single._engine._scanner.plain_table is output.PLAIN_EVENTS
+    block = ["Intro. ", "<tool_calls>", '<invoke name="f">',
+             '<parameter name="a">1</parameter>', "</invoke>", "</tool_calls>", "Done. "]
+    got = [event for chunk in block for event in single.feed(chunk)] + single.close()
+    assert [call.name for event in got if isinstance(event, toolparse.ToolCallBlock)
+            for call in event.calls] == ["f"]
+    own = single._engine._scanner.plain_table
+    assert own is not output.PLAIN_EVENTS and "Done. " in own
+    assert not any("<" in chunk for chunk in own)
 
 
 BROKEN = OPEN + "v</parameter><oops/></invoke></tool_calls>"

@@ -67,7 +67,7 @@ from typing import Any, Final, cast
 from toolparse._calls import CallPolicy
 from toolparse._dialect import Dialect
 from toolparse._errors import StreamClosedError
-from toolparse._events import Event
+from toolparse._events import Event, Text
 from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.lexer import TerminalSpec
 from toolparse._dialect.loader import MESSAGE_RULES
@@ -94,6 +94,9 @@ _NO_LIMIT: Final = 1 << 62
 _CLOSED: Final = Mode.CLOSED
 _CHOOSING: Final = Mode.CHOOSING
 _SCAN: Final = Mode.SCAN
+_NO_TABLE: Final[dict[str, Text]] = {}
+"""`Engine._plain_table` while the plain fast path does not apply: empty, and never
+written (`Scanner.plain_event` keeps chunks in the scanner's own table)."""
 
 
 class Engine:
@@ -102,7 +105,7 @@ class Engine:
     __slots__ = (
         "_dialect", "_policy", "_max_capture", "_output", "_md_queue", "_mode", "_tail",
         "_base", "_capture", "_span", "_undecided", "_limit", "_arriving", "_plain",
-        "_opener_char", "_plain_table",
+        "_plain_table",
         "_new_id", "_grammar", "_run_list", "_run_stops", "_run_parts", "_run_from",
         "_incremental", "_scanner",
         "_contest", "_streaming", "_keeping", "_thinking",
@@ -157,11 +160,15 @@ class Engine:
         self._keeping: Keeping | None = None
         """Inside a started call, when no chunk without a gate can change what goes
         out (`_keep_quiet`, `keeping.py`): the chunks kept since, unlexed; else None."""
-        self._opener_char, self._plain_table = self._scanner.plain_chars
-        self._plain = self._opener_char if self._mode is Mode.SCAN else ""
-        """The first of the (up to four) characters the fast path tests with `in`, while it
-        applies (SCAN, nothing arriving or held: `_quiet()`); else "", which is in every
-        chunk, so one `in` test says all. More are searched at once (`start_search`)."""
+        self._plain = ""
+        """While `feed`'s plain fast path applies (SCAN, nothing arriving or held:
+        `_quiet()`), the first of the (up to four) characters blocks start with, which it
+        tests a chunk not in its table for; else "" (`_plain_on`)."""
+        self._plain_table: dict[str, Text] = _NO_TABLE
+        """While it applies, the table of short chunks known to hold none of those
+        characters and their events (`Scanner.plain_chars`): a chunk found there is plain
+        text with no other test; else an empty table."""
+        self._plain_on(self._mode is Mode.SCAN)
 
     # ---- what StreamParser hands over -------------------------------------------------
 
@@ -176,18 +183,21 @@ class Engine:
         refused with a `ChunkTypeError` (`checked_chunk`), never by the compiled build's own
         argument check. Five fast paths, each a named guard, before the mode loop:"""
         if type(chunk) is str:
-            if self._plain not in chunk and (
-                    event := self._plain_table.get(chunk) or self._scanner.plain_event(chunk)
-            ) is not None:
-                # 1. Plain text (SCAN, nothing arriving or held; no block-start
-                # character): one test, one look-up, one append, one event.
-                self._base += len(chunk)
-                self._md_queue.append(chunk)
-                if self._base > self._output.md_flush_at:
-                    self._output.flush_md(self._base)
-                return [event]
             if self._plain:
-                # 1b. The same, but the chunk holds a block-start character.
+                if (event := self._plain_table.get(chunk)) is not None:
+                    # 1. Plain text (SCAN, nothing arriving or held; a chunk seen before
+                    # without a block-start character): one look-up, one append, one
+                    # event. (`_give_plain`, inlined.)
+                    self._base += len(chunk)
+                    self._md_queue.append(chunk)
+                    if self._base > self._output.md_flush_at:
+                        self._output.flush_md(self._base)
+                    return [event]
+                # 1b. The same, for a chunk not in the table: tested (and kept there if
+                # plain and short), else read by `_quiet_text`.
+                if self._plain not in chunk and (
+                        event := self._scanner.plain_event(chunk)) is not None:
+                    return self._give_plain(chunk, event)
                 return self._quiet_text(chunk)
             keeping = self._keeping
             if keeping is not None:
@@ -274,21 +284,34 @@ class Engine:
                 return windows(self.feed, text)   # (a chunk `feed` took whole)
             return self._run_modes(text)
         if first is None:
-            self._plain = self._opener_char   # (the plain fast path is on, or on again)
+            self._plain_on(True)   # (the plain fast path is on, or on again)
             if chunk_at:   # (a dead tail)
                 self._tail = ""
                 self._arriving.clear()
         else:
             self._tail = text[at:]
-            self._plain = ""  # (a tail: the plain fast path is off)
+            self._plain_on(False)  # (a tail: the plain fast path is off)
             if not at:
                 return []
             text = text[:at]
-        self._base += at   # (given out as path 1 gives out plain text)
+        return self._give_plain(text, plain_text(text))
+
+    def _give_plain(self, text: str, event: Text) -> list[Event]:
+        """Plain `text` goes out, as `event`: counted, and queued for the Markdown
+        tracker, which reads it in bulk (`Output.flush_md`)."""
+        self._base += len(text)
         self._md_queue.append(text)
         if self._base > self._output.md_flush_at:
             self._output.flush_md(self._base)
-        return [plain_text(text)]
+        return [event]
+
+    def _plain_on(self, on: bool) -> None:
+        """`feed`'s plain fast path applies from now on, or not (`_plain`, `_plain_table`;
+        the scanner's, which its settling may change: `Scanner.plain_chars`)."""
+        if on:
+            self._plain, self._plain_table = self._scanner.plain_chars
+        else:
+            self._plain, self._plain_table = "", _NO_TABLE
 
     def _arriving_chunk(self, chunk: str) -> list[Event]:
         """`feed`'s path 4 (nothing kept, no run, a tail)."""
@@ -333,7 +356,7 @@ class Engine:
         """`StreamParser.close`."""
         if self._mode is Mode.CLOSED:
             raise StreamClosedError("close() called twice")
-        self._plain = ""
+        self._plain_on(False)
         self._unkeep()
         self._leave_run()
         self._process(self._tail, final=True)
@@ -399,9 +422,7 @@ class Engine:
         """The end of a feed: run the modes over `text` (the tail and what is left of
         the chunk) and take the events made certain."""
         self._process(text, final=False)
-        self._opener_char, self._plain_table = self._scanner.plain_chars
-        self._plain = (self._opener_char if self._mode is Mode.SCAN and not self._tail
-                       and not self._output.waiting else "")
+        self._plain_on(self._mode is Mode.SCAN and not self._tail and not self._output.waiting)
         if self._capture is not None:
             self._note_capture(self._capture)
         return self._take()

@@ -99,11 +99,9 @@ _PLAIN_BY_CHARS: Final[dict[str, dict[str, Text]]] = {}
 def plain_events(chars: str) -> dict[str, Text]:
     """The table of short chunks in which none of `chars` is, and their events: one per
     set of characters, shared by every parser that tests those (a cold table costs each
-    new chunk a look-up more). It starts over when full, as `PLAIN_EVENTS` does. For one
-    character it is `PLAIN_EVENTS` itself: the fast path has tested that one already,
-    so any plain text's event will do."""
-    if len(chars) == 1:
-        return PLAIN_EVENTS
+    new chunk a look-up more). It starts over when full, as `PLAIN_EVENTS` does. A chunk
+    found in it is plain with no test at all (so not `PLAIN_EVENTS`, which holds texts
+    with `<` too: the text before a tag, a dead tail's)."""
     table = _PLAIN_BY_CHARS.get(chars)
     if table is None:
         if len(_PLAIN_BY_CHARS) >= 64:  # (user grammars: not kept for ever)
