@@ -175,8 +175,8 @@ def test_a_full_plain_text_cache_starts_over_and_keeps_what_comes_next() -> None
 
 def test_the_table_of_plain_chunks_holds_none_with_a_block_start_character() -> None:
     # Under `auto` blocks start with `<`, `[`, `]` or `f`: the fast path tests the first
-    # with `in` only for a chunk not in the table of short chunks known to hold none of
-    # them (`output.plain_events`, shared by the parsers that test the same characters);
+    # with `in` only for a chunk not in the table of short chunks in which no block can
+    # start (`output.plain_events`, shared by the parsers that test the same characters);
     # such a chunk is tested, and kept if plain. The table never holds
     # a chunk a block could start in, and stays bounded.
     from toolparse._stream import output
@@ -190,7 +190,12 @@ def test_the_table_of_plain_chunks_holds_none_with_a_block_start_character() -> 
     assert starts == {"<", "[", "]", "f"}
     table = scanner.plain_table
     assert {"Hello", " wor", "ld. "} <= set(table) and "" not in table
-    assert all(not starts & set(chunk) for chunk in table)
+    # It holds a chunk with a block-start character only where no block can start in
+    # it (`if x`: Phi-4-mini's opener is `functools[`; `a [b`, ` < y`), never one where
+    # one may be arriving (` fu`, `[`, `f`).
+    assert {"if x", "a [b", " < y"} <= set(table)
+    assert not {" fu", "[", "f", "]"} & set(table)
+    assert all(scanner.start_search(chunk, 0) is None for chunk in table)
     for n in range(output.PLAIN_KEPT + 100):
         assert parser.feed(f"w{n} ") == [toolparse.Text(f"w{n} ")]
         assert len(table) <= output.PLAIN_KEPT
@@ -211,6 +216,22 @@ def test_the_table_of_plain_chunks_holds_none_with_a_block_start_character() -> 
     assert own is not output.PLAIN_EVENTS and "Done. " in own
     assert not any("<" in chunk for chunk in own)
 
+
+
+def test_a_chunk_plain_under_one_dialects_openers_is_not_plain_under_anothers() -> None:
+    # `<tool_calls>` can start no block of deepseek_v3 (its openers begin `<｜`), so its
+    # parser keeps it as plain text; deepseek's begins there. Both start blocks with `<`
+    # alone: their tables are kept apart by the openers, not by that character.
+    other = toolparse.StreamParser("deepseek_v3")
+    assert [e for c in ["Intro ", "<tool_calls>", " done"] for e in other.feed(c)] == [
+        toolparse.Text("Intro "), toolparse.Text("<tool_calls>"), toolparse.Text(" done")]
+    assert "<tool_calls>" in other._engine._scanner.plain_table
+    parser = toolparse.StreamParser("deepseek")
+    chunks = ["Intro ", "<tool_calls>", '<invoke name="f">',
+              '<parameter name="a">1</parameter>', "</invoke>", "</tool_calls>"]
+    got = [event for chunk in chunks for event in parser.feed(chunk)] + parser.close()
+    assert [type(event).__name__ for event in got] == ["Text", "ToolCallBlock"]
+    assert parser._engine._scanner.plain_table is not other._engine._scanner.plain_table
 
 BROKEN = OPEN + "v</parameter><oops/></invoke></tool_calls>"
 GOOD = OPEN + "v" + CLOSE

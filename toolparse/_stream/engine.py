@@ -284,21 +284,33 @@ class Engine:
                 return windows(self.feed, text)   # (a chunk `feed` took whole)
             return self._run_modes(text)
         if first is None:
-            self._plain_on(True)   # (the plain fast path is on, or on again)
+            if not self._plain:   # (the plain fast path is on again; from path 1b, still)
+                self._plain_on(True)
             if chunk_at:   # (a dead tail)
                 self._tail = ""
                 self._arriving.clear()
+            elif self._plain:
+                # A chunk in which no block can start (under `auto`, the `f` of `of t`)
+                # is plain wherever it comes while the fast path applies: path 1 takes
+                # it from now on.
+                return self._give_plain(text, self._scanner.keep_plain(text))
         else:
             self._tail = text[at:]
             self._plain_on(False)  # (a tail: the plain fast path is off)
             if not at:
                 return []
             text = text[:at]
-        return self._give_plain(text, plain_text(text))
+        # (As `_give_plain`, inlined.)
+        self._base += at
+        self._md_queue.append(text)
+        if self._base > self._output.md_flush_at:
+            self._output.flush_md(self._base)
+        return [plain_text(text)]
 
     def _give_plain(self, text: str, event: Text) -> list[Event]:
-        """Plain `text` goes out, as `event`: counted, and queued for the Markdown
-        tracker, which reads it in bulk (`Output.flush_md`)."""
+        """Plain `text` goes out, as `event` (a chunk not in the plain table yet):
+        counted, and queued for the Markdown tracker, which reads it in bulk
+        (`Output.flush_md`)."""
         self._base += len(text)
         self._md_queue.append(text)
         if self._base > self._output.md_flush_at:

@@ -36,7 +36,7 @@ from toolparse._markdown import Context, MarkdownTracker, Resolution
 from toolparse._stream.progress import Aborted, Delta, ProgressEvent, Started, make_delta
 
 __all__ = ["MD_BATCH", "Output", "joined_events", "make_text", "plain_text", "missed_plain_text",
-           "plain_events", "plain_event",
+           "plain_events", "plain_event", "keep_plain",
            "PLAIN_EVENTS"]
 
 MD_BATCH: Final = 1 << 16
@@ -92,27 +92,30 @@ def missed_plain_text(text: str) -> Text:
     return event
 
 
-_PLAIN_BY_CHARS: Final[dict[str, dict[str, Text]]] = {}
-"""`plain_events`' tables, by the block-start characters they were tested against."""
+_PLAIN_BY_STARTS: Final[dict[str, dict[str, Text]]] = {}
+"""`plain_events`' tables, by the block starts they were tested against."""
 
 
-def plain_events(chars: str) -> dict[str, Text]:
-    """The table of short chunks in which none of `chars` is, and their events: one per
-    set of characters, shared by every parser that tests those (a cold table costs each
-    new chunk a look-up more). It starts over when full, as `PLAIN_EVENTS` does. A chunk
-    found in it is plain with no test at all (so not `PLAIN_EVENTS`, which holds texts
-    with `<` too: the text before a tag, a dead tail's)."""
-    table = _PLAIN_BY_CHARS.get(chars)
+def plain_events(starts: str) -> dict[str, Text]:
+    """The table of short chunks in which no block can start, and their events, for the
+    block starts whose `start_search` pattern is `starts`: one per set of openers,
+    shared by every parser that has them (a cold table costs each new chunk a look-up
+    more). It starts over when full, as `PLAIN_EVENTS` does. A chunk found in it is
+    plain with no test at all (so not `PLAIN_EVENTS`, which holds texts with `<` too:
+    the text before a tag, a dead tail's). It holds chunks without any of the openers'
+    first characters (`plain_event`) and, keyed by the openers themselves, chunks with
+    one where none of them can begin (`keep_plain`: `<t` where no opener starts so)."""
+    table = _PLAIN_BY_STARTS.get(starts)
     if table is None:
-        if len(_PLAIN_BY_CHARS) >= 64:  # (user grammars: not kept for ever)
-            _PLAIN_BY_CHARS.clear()
-        table = _PLAIN_BY_CHARS[chars] = {}
+        if len(_PLAIN_BY_STARTS) >= 64:  # (user grammars: not kept for ever)
+            _PLAIN_BY_STARTS.clear()
+        table = _PLAIN_BY_STARTS[starts] = {}
     return table
 
 
 def plain_event(table: dict[str, Text], chars: str, chunk: str) -> Text | None:
     """The event of `chunk` if none of `chars` is in it (kept in `table`, from
-    `plain_events(chars)`, when short), else None; None for an empty chunk too (which
+    `plain_events`, when short), else None; None for an empty chunk too (which
     gives no event: `feed` has it go the other way)."""
     for char in chars:
         if char in chunk:
@@ -120,11 +123,16 @@ def plain_event(table: dict[str, Text], chars: str, chunk: str) -> Text | None:
     if not chunk:
         return None
     event = plain_text(chunk)
+    keep_plain(table, chunk, event)
+    return event
+
+
+def keep_plain(table: dict[str, Text], chunk: str, event: Text) -> None:
+    """Keep a plain chunk's event in a table of `plain_events`, when short."""
     if len(chunk) <= PLAIN_LENGTH:
         if len(table) >= PLAIN_KEPT:
             table.clear()  # (the same dictionary: engines and scanners hold it)
         table[chunk] = event
-    return event
 
 
 def joined_events(first: Sequence[StreamEvent], then: Sequence[StreamEvent]

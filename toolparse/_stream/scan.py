@@ -37,7 +37,7 @@ from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, StateLexer, TerminalSp
 from toolparse._markdown import Context
 from toolparse._stream.arriving import Arriving
 from toolparse._events import Text
-from toolparse._stream.output import Output, plain_event, plain_events
+from toolparse._stream.output import Output, keep_plain, plain_event, plain_events, plain_text
 
 __all__ = ["Opener", "Scanner", "arriving_at_end", "scan"]
 
@@ -91,7 +91,7 @@ class Scanner:
         several."""
         few = 1 <= len(chars) <= 4
         self.plain_rest = chars[1:]
-        self.plain_table = plain_events(chars) if few else _NO_EVENTS
+        self.plain_table = plain_events(starts.start_search.pattern) if few else _NO_EVENTS
         self.plain_chars = (chars[0] if few else "", self.plain_table)
         """What `feed`'s plain fast path reads: the table of the short chunks without any
         of the characters blocks start with, if they start with four or fewer (else an
@@ -113,6 +113,14 @@ class Scanner:
         """The plain fast path's test of a chunk not in `plain_table` (the first
         character tested already): its event, kept there, or None."""
         return plain_event(self.plain_table, self.plain_rest, chunk)
+
+    def keep_plain(self, chunk: str) -> Text:
+        """The event of a chunk in which no block can start though it holds a
+        block-start character (`start_search` found none), kept in `plain_table` as
+        `plain_event` keeps a chunk without one."""
+        event = plain_text(chunk)
+        keep_plain(self.plain_table, chunk, event)
+        return event
 
 
 class Opener(NamedTuple):
