@@ -96,7 +96,8 @@ _CHOOSING: Final = Mode.CHOOSING
 _SCAN: Final = Mode.SCAN
 _NO_TABLE: Final[dict[str, Text]] = {}
 """`Engine._plain_table` while the plain fast path does not apply: empty, and never
-written (`Scanner.plain_event` keeps chunks in the scanner's own table)."""
+written (`Scanner.plain_event` and `keep_plain` keep chunks in the scanner's own
+table)."""
 
 
 class Engine:
@@ -165,9 +166,9 @@ class Engine:
         `_quiet()`), the first of the (up to four) characters blocks start with, which it
         tests a chunk not in its table for; else "" (`_plain_on`)."""
         self._plain_table: dict[str, Text] = _NO_TABLE
-        """While it applies, the table of short chunks known to hold none of those
-        characters and their events (`Scanner.plain_chars`): a chunk found there is plain
-        text with no other test; else an empty table."""
+        """While it applies, the table of short chunks in which no block can start, and
+        their events (`Scanner.plain_chars`): a chunk found there is plain text with no
+        other test; else an empty table."""
         self._plain_on(self._mode is Mode.SCAN)
 
     # ---- what StreamParser hands over -------------------------------------------------
@@ -186,8 +187,8 @@ class Engine:
             if self._plain:
                 if (event := self._plain_table.get(chunk)) is not None:
                     # 1. Plain text (SCAN, nothing arriving or held; a chunk seen before
-                    # without a block-start character): one look-up, one append, one
-                    # event. (`_give_plain`, inlined.)
+                    # in which no block can start): one look-up, one append, one event.
+                    # (`_give_plain`, inlined.)
                     self._base += len(chunk)
                     self._md_queue.append(chunk)
                     if self._base > self._output.md_flush_at:

@@ -93,9 +93,9 @@ class Scanner:
         self.plain_rest = chars[1:]
         self.plain_table = plain_events(starts.start_search.pattern) if few else _NO_EVENTS
         self.plain_chars = (chars[0] if few else "", self.plain_table)
-        """What `feed`'s plain fast path reads: the table of the short chunks without any
-        of the characters blocks start with, if they start with four or fewer (else an
-        empty table; `output.plain_events`: one look-up instead of an `in` for each:
+        """What `feed`'s plain fast path reads: the table of the short chunks in which no
+        block can start, if blocks start with four characters or fewer (else an empty
+        table; `output.plain_events`: one look-up instead of an `in` for each:
         `auto` has `<`, Mistral's and the pythonic list's `[`, MiniMax-M3's `]` and
         Phi-4-mini's `f`), and the first of those characters (else ""), which a chunk
         not in it is tested for with `in` before `plain_event` tests the rest."""
