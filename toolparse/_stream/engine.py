@@ -45,12 +45,12 @@ than `WINDOW` is read a window at a time, so that the text a decision sends back
 read again (UNDECIDED, CHOOSING) carries at most a window of new text, not the rest of
 a whole transcript given to `parse()` (SPEC G6).
 
-The plain-text fast path (SCAN, nothing arriving, nothing held, no block-start
-character in the chunk: an `in` test for the first, then a look-up in the table of the
-chunks known to hold none, `output.plain_events`) costs one append and one event per
-chunk, a short chunk's event kept for its next time;
-a chunk whose start characters begin no block, or one only arriving at its end, a start
-search more (`_quiet_text`); a contested tag's chunks go straight to its contenders.
+The plain-text fast path (SCAN, nothing arriving, nothing held) costs a chunk found
+in the table of short chunks in which no block can start (`output.plain_events`, one
+per set of openers) one look-up, one append and one event. A chunk not in it is tested
+for the block-start characters; one whose start characters begin no block (kept in the
+table then), or one only arriving at its end, costs a start search more
+(`_quiet_text`); a contested tag's chunks go straight to its contenders.
 
 Inside a started call (outside code for certain, nothing held), a chunk without one
 of the grammar's *gates* cannot change what goes out: it is kept, unlexed, and so is a
