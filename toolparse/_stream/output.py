@@ -36,7 +36,7 @@ from toolparse._markdown import Context, MarkdownTracker, Resolution
 from toolparse._stream.progress import Aborted, Delta, ProgressEvent, Started, make_delta
 
 __all__ = ["MD_BATCH", "Output", "joined_events", "make_text", "plain_text", "missed_plain_text",
-           "plain_events", "plain_event", "keep_plain",
+           "plain_events", "plain_event", "kept_event",
            "PLAIN_EVENTS"]
 
 MD_BATCH: Final = 1 << 16
@@ -104,7 +104,8 @@ def plain_events(starts: str) -> dict[str, Text]:
     plain with no test at all (so not `PLAIN_EVENTS`, which holds texts with `<` too:
     the text before a tag, a dead tail's). It holds chunks without any of the openers'
     first characters (`plain_event`) and, keyed by the openers themselves, chunks with
-    one where none of them can begin (`keep_plain`: `<t` where no opener starts so)."""
+    one where none of them can begin (`Scanner.keep_plain`: `<t` where no opener starts
+    so)."""
     table = _PLAIN_BY_STARTS.get(starts)
     if table is None:
         if len(_PLAIN_BY_STARTS) >= 64:  # (user grammars: not kept for ever)
@@ -120,19 +121,23 @@ def plain_event(table: dict[str, Text], chars: str, chunk: str) -> Text | None:
     for char in chars:
         if char in chunk:
             return None
-    if not chunk:
-        return None
-    event = plain_text(chunk)
-    keep_plain(table, chunk, event)
+    return kept_event(table, chunk) if chunk else None
+
+
+def kept_event(table: dict[str, Text], chunk: str) -> Text:
+    """The event of a plain `chunk` not in `table` (a table of `plain_events`), kept
+    there when short: what a chunk that misses the plain fast path's table costs, so
+    the two look-ups and their bounds are written out here, not called for (a stream
+    with more distinct chunks than `PLAIN_KEPT` comes here for a tenth of them)."""
+    if len(chunk) > PLAIN_LENGTH:
+        return make_text(chunk)  # (not hashed: a long text is rarely seen twice)
+    event = PLAIN_EVENTS.get(chunk)
+    if event is None:
+        event = missed_plain_text(chunk)
+    if len(table) >= PLAIN_KEPT:
+        table.clear()  # (the same dictionary: engines and scanners hold it)
+    table[chunk] = event
     return event
-
-
-def keep_plain(table: dict[str, Text], chunk: str, event: Text) -> None:
-    """Keep a plain chunk's event in a table of `plain_events`, when short."""
-    if len(chunk) <= PLAIN_LENGTH:
-        if len(table) >= PLAIN_KEPT:
-            table.clear()  # (the same dictionary: engines and scanners hold it)
-        table[chunk] = event
 
 
 def joined_events(first: Sequence[StreamEvent], then: Sequence[StreamEvent]

@@ -37,7 +37,7 @@ from toolparse._dialect.lexer import MAX_ATOM, NEED_MORE, StateLexer, TerminalSp
 from toolparse._markdown import Context
 from toolparse._stream.arriving import Arriving
 from toolparse._events import Text
-from toolparse._stream.output import Output, keep_plain, plain_event, plain_events, plain_text
+from toolparse._stream.output import Output, kept_event, plain_event, plain_events
 
 __all__ = ["Opener", "Scanner", "arriving_at_end", "scan"]
 
@@ -118,9 +118,7 @@ class Scanner:
         """The event of a chunk in which no block can start though it holds a
         block-start character (`start_search` found none), kept in `plain_table` as
         `plain_event` keeps a chunk without one."""
-        event = plain_text(chunk)
-        keep_plain(self.plain_table, chunk, event)
-        return event
+        return kept_event(self.plain_table, chunk)
 
 
 class Opener(NamedTuple):
