@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import platform
 from dataclasses import dataclass
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
@@ -64,6 +63,8 @@ class BuildInfo:
 def build_info() -> BuildInfo:
     """Which toolparse is installed: its version, whether it is the compiled build (and
     which modules are compiled), the Python it runs on and the Lark it uses."""
+    import platform   # (here, not at import: 2.4 ms of start-up that only this needs)
+
     import lark
 
     import toolparse
