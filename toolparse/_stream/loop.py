@@ -63,9 +63,9 @@ from toolparse._stream.scan import Opener, Scanner, scan
 from toolparse._stream.skip import ENDED, OPEN, FailedSpan
 from toolparse._stream.undecided import Undecided
 
-__all__ = ["NO_LIMIT", "ModeLoop"]
+__all__ = ["ModeLoop"]
 
-NO_LIMIT: Final = 1 << 62
+_NO_LIMIT: Final = 1 << 62
 """`_limit` with no capture open: far away."""
 
 
@@ -110,7 +110,7 @@ class ModeLoop:
         """In SKIP mode: the failed span waiting for its end."""
         self._undecided: Undecided | None = None
         """In UNDECIDED mode: the failed block waiting on its Markdown ticket."""
-        self._limit = NO_LIMIT
+        self._limit = _NO_LIMIT
         """Stream offset where the open capture must end (no capture: far away)."""
         self._arriving = Arriving()
 
@@ -256,7 +256,7 @@ class ModeLoop:
         """The capture ended (COMPLETE or FAILED): its block, or its failure, goes out
         and the mode moves on."""
         self._capture = None
-        self._limit = NO_LIMIT
+        self._limit = _NO_LIMIT
         if outcome == COMPLETE and capture.rule in MESSAGE_RULES:
             self._mode = next_mode(self._mode, message(self._thinking, self._output, capture))
         elif outcome == COMPLETE:
