@@ -214,6 +214,26 @@ def test_a_json_body_that_is_not_one_object_is_withdrawn(body: str, size: int) -
     check_invariants(events)
 
 
+@pytest.mark.parametrize("size", [1, 4])
+@pytest.mark.parametrize("end", ["", "</tool_calls", " and then prose"])
+def test_a_block_that_fails_after_its_only_call_was_withdrawn_still_says_so(
+        size: int, end: str) -> None:
+    # The call is withdrawn (its body is not one object) and waits on its block, which
+    # then fails (cut short, or prose where a tag must come): SPEC 7, a failed block's
+    # CallsAborted comes before its text. It names no call (the one there was is
+    # withdrawn already), and says that the block that call waited on failed.
+    text = '<tool_calls><invoke name="j">{"a": 1,, }</invoke>' + end
+    events = flat(run(chunked(text, size), incremental=True))
+    aborts = [(e.indexes, e.failure.reason) for e in events if isinstance(e, CallsAborted)]
+    assert aborts[0] == ((0,), "diverged") and len(aborts) == 2
+    assert aborts[1][0] == () and aborts[1][1] != "diverged"
+    last = next(n for n, e in enumerate(events) if isinstance(e, CallsAborted) and not e.indexes)
+    failed = events[last + 1]
+    assert isinstance(failed, Text) and failed.failure == events[last].failure
+    assert not any(isinstance(e, ToolCallBlock) for e in events)
+    check_invariants(events)
+
+
 def test_an_array_body_sends_no_piece_and_is_not_withdrawn() -> None:
     # Seen before a piece went out (SPEC 7: the piece waits): an array is never one
     # object, so nothing of it streams, and there is nothing to withdraw.

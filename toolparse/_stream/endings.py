@@ -80,7 +80,7 @@ def broken_span(output: Output, capture: Capture) -> FailedSpan:
     """The failed span of a block that broke after a call started (its incremental
     events so far go out first; a CallsAborted goes with the span)."""
     progress = capture.progress
-    aborted: tuple[Call, ...] = ()
+    aborted: tuple[Call, ...] | None = None
     if progress is not None:
         progress.draw_ids()  # outside code for certain by now
         output.progress(progress.take())

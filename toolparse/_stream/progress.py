@@ -575,11 +575,15 @@ class CallProgress:
             if call.started and not call.id:
                 call.id = self.new_id()
 
-    def started(self) -> tuple[Call, ...]:
+    def started(self) -> tuple[Call, ...] | None:
         """The calls whose CallStarted was made and that were not withdrawn, for the
-        CallsAborted of a failed block."""
-        return tuple(call for call in [*self.calls, *self.open]
-                     if call.started and not call.aborted)
+        CallsAborted of a failed block; None when no call started. (Every started call
+        withdrawn: none, and the CallsAborted still comes, to say that the block those
+        calls wait on failed: SPEC 7, a failed block's CallsAborted comes first.)"""
+        calls = [*self.calls, *self.open]
+        if not any(call.started for call in calls):
+            return None
+        return tuple(call for call in calls if call.started and not call.aborted)
 
     def take(self) -> list[ProgressEvent]:
         events, self.events = self.events, []

@@ -59,7 +59,7 @@ class FailedSpan:
                  "failure", "aborted", "grammar")
 
     def __init__(self, reason: str, start: int, at: int, expected: tuple[str, ...],
-                 depth: int, limit: int, aborted: tuple[Call, ...] = (),
+                 depth: int, limit: int, aborted: tuple[Call, ...] | None = None,
                  grammar: Grammar | None = None) -> None:
         self.reason = reason
         self.start = start
@@ -78,8 +78,9 @@ class FailedSpan:
         self.failure: BlockFailure | None = None
         """Set once the first part went out at the limit: the rest streams with it."""
         self.aborted = aborted
-        """The block's calls that had started (incremental events): a CallsAborted for
-        them goes out just before the span's first text, with the span's failure."""
+        """The block's calls that had started and were not withdrawn (incremental
+        events; None if no call started): a CallsAborted for them goes out just before
+        the span's first text, with the span's failure (`CallProgress.started`)."""
         self.grammar = grammar
         """The grammar that read the block (for the failure's `message`)."""
 
@@ -164,9 +165,9 @@ class FailedSpan:
 
     def _fail(self, output: Output, failure: BlockFailure) -> None:
         log_failure(failure)
-        if self.aborted:
+        if self.aborted is not None:
             output.progress([Aborted(self.aborted, failure)])
-            self.aborted = ()
+            self.aborted = None
 
     def finish(self, output: Output) -> None:
         """The span's end is certain: give out what is left of it."""
