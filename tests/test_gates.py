@@ -152,6 +152,46 @@ def test_closing_tags_that_begin_differently_mean_every_gate_lexes(tmp_path: Pat
     assert isinstance(events[0], toolparse.ToolCallBlock)
 
 
+def test_a_closing_tag_may_hold_its_first_character_again_near_its_start() -> None:
+    # MiniMax-M3 writes a namespace token before every tag, `]<]minimax[>[`, which
+    # holds `]` twice and `>` once: the closers begin with `]` and hold it again 2
+    # characters in; a tag may then begin at any `]` up to 2 before the last one kept.
+    closers = resolve_dialect("minimax_m3")._grammars[0].closers
+    assert closers is not None and (closers.start, closers.recur) == ("]", 2)
+    assert closers.full.fullmatch("]<]minimax[>[</tool_call>")
+    assert closers.may_begin("]<]") and not closers.may_begin("]mi")
+    assert resolve_dialect("deepseek")._grammars[0].closers.recur == 0   # type: ignore[union-attr]
+    # So the text kept across the token's `>` and a value's `]` and `>` is not lexed.
+    parser = toolparse.StreamParser("minimax_m3")
+    parser.feed("]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<x>")
+    for chunk in ["a[0]", "] > ", "1]<]", "mini", "max[", ">[</", "x>]<", "]min", "imax", "[>[<",
+                  "/invoke>", "\n]<]minimax[>[</tool_c", "all"]:
+        assert parser.feed(chunk) == [] and parser._engine._keeping is not None, chunk
+    block, after = parser.feed("> ok")
+    assert isinstance(block, toolparse.ToolCallBlock)
+    assert block.calls[0].arguments == {"x": "a[0]] > 1"} and after == toolparse.Text(" ok")
+
+
+MINIMAX_M3 = grammar_path("dialects/minimax_m3.lark").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("token", "recur"), [
+    ('"]<]minimax[>["', 2),         # as bundled
+    ('"]]"', 1),
+    ('"]<"', 0),
+    ('"]" "]" "]" "]" "]" "]" "]" "]" "]" "]"', None),   # again further than MAX_RECUR
+    (r'/\](?:[a-z]*\])?/', None),     # again at any distance: every gate lexes
+])
+def test_how_far_a_closing_tag_holds_its_first_character_again(
+        tmp_path: Path, token: str, recur: int | None) -> None:
+    old = '_NS: "]<]minimax[>["'
+    assert old in MINIMAX_M3
+    path = tmp_path / "ns.lark"
+    path.write_text(MINIMAX_M3.replace(old, f"_NS: {token}", 1), encoding="utf-8")
+    closers = toolparse.Dialect.from_file(path)._grammars[0].closers
+    assert (None if closers is None else closers.recur) == recur
+
+
 def test_last_chars_reads_the_automaton() -> None:
     assert last_chars(compile_dfa(r"</tool_calls\s*>")) == frozenset(">")
     assert last_chars(compile_dfa(r"a|bc")) == frozenset("ac")
@@ -305,6 +345,22 @@ def feeds(dialect: toolparse.Dialect, chunks: list[str], max_capture: int,
                                     id_factory=lambda: f"call_{next(ids)}")
     out: list[list[toolparse.StreamEvent]] = [parser.feed(chunk) for chunk in chunks]
     return out + [parser.close()]
+
+
+@pytest.mark.parametrize("incremental", [False, True])
+def test_minimax_m3s_corpus_in_regular_chunks_gives_the_same_feeds_as_without_gates(
+        incremental: bool) -> None:
+    # Its closing tags hold their first character again (`Closers.recur`): a tag that
+    # begins at any `]` of the namespace token, cut anywhere, must still end the keeping.
+    dialect = resolve_dialect("minimax_m3")
+    for case in toolparse.corpus.find_cases():
+        if case.dialect != "minimax_m3":
+            continue
+        for size in range(1, 8):
+            chunks = [case.text[i:i + size] for i in range(0, len(case.text), size)]
+            gated = feeds(dialect, chunks, 1 << 20, incremental)
+            with no_gates(dialect):
+                assert gated == feeds(dialect, chunks, 1 << 20, incremental), (case.id, size)
 
 
 @settings(max_examples=400, deadline=None)

@@ -72,6 +72,10 @@ MAX_GATES: Final = 4
 chunk would hold one too often for the quiet path to pay)."""
 
 
+MAX_RECUR: Final = 8
+"""A closing tag may hold its first character again within this many characters of its
+start (`Closers.recur`); further, every gate lexes."""
+
 HEAD: Final = 3
 """How many first characters of a tag `Closers.may_begin` is asked about."""
 _HEADS_KEPT: Final = 1024
@@ -81,7 +85,8 @@ class Closers(NamedTuple):
     """The closing terminals, as the engine tests a gate against them."""
 
     start: str
-    """The one character every closing tag begins with, and holds nowhere else."""
+    """The one character every closing tag begins with, and holds nowhere else but
+    within its first `recur` characters."""
     full: re.Pattern[str]
     """Their alternation: a full match of the text from that character to the gate."""
     dfas: tuple[DFA, ...]
@@ -90,6 +95,10 @@ class Closers(NamedTuple):
     """`may_begin`'s answers so far (at most `_HEADS_KEPT`), for this grammar."""
     counts: Callable[[re.Match[str]], bool] | None = None
     """Whether a match of them makes anything happen (None: every one does)."""
+    recur: int = 0
+    """The furthest from its start that a closing tag holds `start` again (MiniMax-M3's
+    namespace token `]<]minimax[>[`: 2); 0 when only first. A tag may then begin at any
+    `start` up to that many characters before the last one kept (`Keeping`)."""
 
     def may_begin(self, head: str) -> bool:
         """Whether a closing tag may begin with `head` (from `start` on, at most
@@ -189,16 +198,19 @@ def closers_of(grammar: Grammar, events: tuple[str, ...] | str = NO_EVENTS) -> C
         return None
     (start,) = starts
     dfas = []
+    recur = 0
     for spec in specs:
         dfa = spec.dfa
-        if dfa is None or not _only_first(dfa, start):
+        again = None if dfa is None else _recurs(dfa, start)
+        if dfa is None or again is None:
             return None
         dfas.append(dfa)
+        recur = max(recur, again)
     counts = None
     if "param" in events and grammar.build.string_attribute:
         counts = _StreamingHeads(grammar).counts
     return Closers(start, re.compile(grammar.alternation(frozenset(names))), tuple(dfas), {},
-                   counts)
+                   counts, recur)
 
 
 class _StreamingHeads:
@@ -232,14 +244,32 @@ class _StreamingHeads:
             return True
 
 
-def _only_first(dfa: DFA, char: str) -> bool:
-    """Whether every match of `dfa` has `char` first and nowhere else."""
+def _recurs(dfa: DFA, char: str) -> int | None:
+    """How far from its start a match of `dfa` may hold `char` again, when every match
+    has `char` first: 0 when nowhere else, None when further than `MAX_RECUR` (or at any
+    distance: a loop that can read it) or when a match may begin otherwise."""
     first = dfa.table[dfa.initial]
     if dfa.default[dfa.initial] >= 0 or set(first) - {char}:
-        return False
-    return all(row.get(char, default) < 0
-               for n, (row, default) in enumerate(zip(dfa.table, dfa.default))
-               if n != dfa.initial)
+        return None
+
+    def reads(state: int) -> bool:
+        return dfa.table[state].get(char, dfa.default[state]) >= 0
+
+    def after(states: set[int]) -> set[int]:
+        return {n for state in states
+                for n in (*dfa.table[state].values(), dfa.default[state]) if n >= 0}
+
+    level = after({dfa.initial})   # the states after the first character
+    furthest = 0
+    for depth in range(1, MAX_RECUR + 1):
+        if any(map(reads, level)):
+            furthest = depth
+        level = after(level)
+    deeper = set(level)   # every state further on
+    while level:
+        level = after(level) - deeper
+        deeper |= level
+    return None if any(map(reads, deeper)) else furthest
 
 
 def last_chars(dfa: DFA) -> frozenset[str] | None:

@@ -41,7 +41,7 @@ class Keeping:
     """The chunks kept since a call's quiet stretch began, and what ends it."""
 
     __slots__ = ("chunks", "gates", "gate", "gate_set", "last_gate", "room", "closers",
-                 "counts", "may_begin", "closer_char", "lt_piece", "lt_room", "source",
+                 "counts", "may_begin", "closer_char", "recur", "lt_piece", "lt_room", "source",
                  "inside", "inside_stops", "pending")
 
     def __init__(self, tail: str, gates: str, closers: Closers | None, room: int) -> None:
@@ -70,7 +70,9 @@ class Keeping:
             closers.may_begin if closers is not None else _maybe)
         """`Closers.may_begin` of those closing tags."""
         char = self.closer_char = closers.start if closers is not None else NO_CLOSER
-        """The character every closing tag begins with (and holds nowhere else)."""
+        """The character every closing tag begins with (and holds nowhere else but
+        within its first `recur` characters: `Closers.recur`)."""
+        self.recur = closers.recur if closers is not None else 0
         self.lt_piece = 0 if tail and char and char in tail else -1
         """The last kept piece holding `closer_char` (-1: none), and `room` just after it
         was kept (`lt_room`): where a closing tag ending in the next chunk would begin."""
@@ -179,6 +181,8 @@ class Keeping:
         char, kept = self.closer_char, self.chunks
         piece = kept[at]
         head = piece[piece.rfind(char):]
+        if self.recur:
+            return self._closes_from_near(chunk, closers, at, len(head))
         probe = head if len(head) >= HEAD else "".join([head, *kept[at + 1:at + HEAD], chunk])
         if not self.may_begin(probe[:HEAD]):
             # No closing tag begins at that character: none ends at this gate or any
@@ -191,6 +195,32 @@ class Keeping:
             return False   # longer than any token the lexer takes
         found = closers.match("".join([head, *kept[at + 1:], body]))
         return found is not None and (self.counts is None or self.counts(found))
+
+    def _closes_from_near(self, chunk: str, closers: re.Pattern[str], at: int,
+                          tail: int) -> bool:
+        """`_closes_across` when a closing tag holds its first character again within
+        `recur` characters (`Closers.recur`): one may begin at any such character from
+        that many before the last one kept (piece `at`, `tail` characters from its
+        end), and none further back (it would hold that last one further in)."""
+        if tail + self.lt_room - self.room > MAX_ATOM:
+            return False   # longer than any token the lexer takes, from any of them
+        kept, char, recur = self.chunks, self.closer_char, self.recur
+        lo, before = at, len(kept[at]) - tail
+        while before < recur and lo > 0:
+            lo -= 1
+            before += len(kept[lo])
+        text = "".join(kept[lo:]) + chunk   # (the last one kept is text[before])
+        any_begins = False
+        for start in range(max(0, before - recur), before + 1):
+            if text[start] != char or not self.may_begin(text[start:start + HEAD]):
+                continue
+            any_begins = True
+            found = closers.match(text, start)
+            if found is not None and (self.counts is None or self.counts(found)):
+                return True
+        if not any_begins:
+            self.lt_piece = -1   # (as `_closes_across`: none begins before the next one)
+        return False
 
     def cut(self, chunk: str) -> tuple[str, str]:
         """`chunk` holds a gate: (the text kept, up to the chunk's last gate, to lex
