@@ -15,7 +15,8 @@ from hypothesis import example, given, settings, strategies as st
 
 import toolparse
 from toolparse._dialect import bundled_dialects
-from toolparse._dialect.gates import CALL_RULES, EVENT_RULES, last_chars
+from toolparse._dialect.gates import (
+    CALL_RULES, EVENT_RULES, MAX_RECUR, NO_EVENTS, closers_of, last_chars)
 from toolparse._dialect.loader import resolve_dialect
 from toolparse._syntax.dfa import compile_dfa
 from toolparse._syntax.files import grammar_path
@@ -179,7 +180,8 @@ MINIMAX_M3 = grammar_path("dialects/minimax_m3.lark").read_text(encoding="utf-8"
     ('"]<]minimax[>["', 2),         # as bundled
     ('"]]"', 1),
     ('"]<"', 0),
-    ('"]" "]" "]" "]" "]" "]" "]" "]" "]" "]"', None),   # again further than MAX_RECUR
+    (" ".join(['"]"'] * (MAX_RECUR + 1)), MAX_RECUR),
+    (" ".join(['"]"'] * (MAX_RECUR + 2)), None),   # again further than MAX_RECUR
     (r'/\](?:[a-z]*\])?/', None),     # again at any distance: every gate lexes
 ])
 def test_how_far_a_closing_tag_holds_its_first_character_again(
@@ -347,14 +349,28 @@ def feeds(dialect: toolparse.Dialect, chunks: list[str], max_capture: int,
     return out + [parser.close()]
 
 
+RECURRING = [name for name in bundled_dialects()
+             if any((closers := closers_of(grammar, events)) is not None and closers.recur
+                    for grammar in resolve_dialect(name)._grammars
+                    for events in (NO_EVENTS, CALL_RULES, EVENT_RULES))]
+
+
+def test_the_dialects_whose_closing_tags_hold_their_first_character_again() -> None:
+    # MiniMax-M3's `]<]minimax[>[`, Kimi K3's `<|close|>tools<|sep|>`, and, with
+    # incremental events, DeepSeek V3's `<｜tool▁call▁begin｜>function<｜tool▁sep｜>`:
+    # the tests below read their corpus.
+    assert set(RECURRING) == {"minimax_m3", "kimi_k3", "deepseek_v3"}
+
+
+@pytest.mark.parametrize("name", RECURRING)
 @pytest.mark.parametrize("incremental", [False, True])
-def test_minimax_m3s_corpus_in_regular_chunks_gives_the_same_feeds_as_without_gates(
-        incremental: bool) -> None:
-    # Its closing tags hold their first character again (`Closers.recur`): a tag that
-    # begins at any `]` of the namespace token, cut anywhere, must still end the keeping.
-    dialect = resolve_dialect("minimax_m3")
+def test_a_recurring_first_characters_corpus_gives_the_same_feeds_as_without_gates(
+        name: str, incremental: bool) -> None:
+    # Their closing tags hold their first character again (`Closers.recur`): a tag that
+    # begins at any of them, cut anywhere, must still end the keeping.
+    dialect = resolve_dialect(name)
     for case in toolparse.corpus.find_cases():
-        if case.dialect != "minimax_m3":
+        if case.dialect != name:
             continue
         for size in range(1, 8):
             chunks = [case.text[i:i + size] for i in range(0, len(case.text), size)]

@@ -72,7 +72,7 @@ MAX_GATES: Final = 4
 chunk would hold one too often for the quiet path to pay)."""
 
 
-MAX_RECUR: Final = 8
+MAX_RECUR: Final = 32
 """A closing tag may hold its first character again within this many characters of its
 start (`Closers.recur`); further, every gate lexes."""
 
