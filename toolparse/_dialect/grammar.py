@@ -29,6 +29,7 @@ from toolparse._dialect.openers import BlockStarts
 from toolparse._dialect.records import GrammarRecord
 from toolparse._dialect.roles import BlockRoles, block_ends, lenient_openers, own_name
 from toolparse._dialect.table import Table
+from toolparse._dialect.whole import Whole, whole_plans
 from toolparse._reasoning.formats import resolve_format
 from toolparse._reasoning.region import Markers
 from toolparse._syntax.dfa import DFA, dfa_for
@@ -77,6 +78,9 @@ class Grammar:
     _event_gates: dict[tuple[str, ...], tuple[str, Closers | None]] = field(
         default_factory=dict, repr=False)
     _insides: dict[tuple[int, str], Inside | None] = field(default_factory=dict, repr=False)
+    json_reference: GrammarRecord | None = field(default=None, repr=False)
+    """For a grammar that imports `json_call`: the bundled `common/json.lark` compiled
+    alone, which `wholes` compares its JSON rules and terminals with."""
 
     def lexer(self, state: int) -> StateLexer:
         """The terminals to try in parser state `state`: those the parser takes there
@@ -152,6 +156,17 @@ class Grammar:
         anchored = self.header.anchored
         specs = tuple(spec for spec in self.openers if spec.name in anchored)
         return BlockStarts(specs) if specs else None
+
+    @functools.cached_property
+    def wholes(self) -> dict[int, dict[str, Whole]]:
+        """Parser state -> {opening terminal: how to read a `json_call` there whole}
+        (`whole.py`); empty when its calls are read token by token."""
+        return whole_plans(self, self.json_reference)
+
+    @functools.cached_property
+    def whole_opens(self) -> frozenset[str]:
+        """The terminals a `json_call` read whole opens with, in any state."""
+        return frozenset(name for plan in self.wholes.values() for name in plan)
 
     # ---- inside a call (the engine's quiet path) ---------------------------------------
 

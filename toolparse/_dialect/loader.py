@@ -30,7 +30,7 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from toolparse._dialect.bounds import check_costs, check_loops, check_sizes
 from toolparse._dialect.build import CONTRACT_RULES, Builders
@@ -251,6 +251,7 @@ def _load_grammar(text: str, path: Path, name: str) -> Grammar:
         builders=tuple(None if info.flatten else build.for_rule(info.origin)
                        for info in table.rules),
         name_at_tag=_name_at_tag(roles, terminals, build),
+        json_reference=_json_reference() if _imports(text, "json_call") else None,
     )
     # (an anchored opener is tried once, at the start: no loop reads on over it)
     check_loops(grammar.terminals.values(), costs, grammar.block_starts.openers,
@@ -316,6 +317,16 @@ def _compiled(text: str, path: Path, starts: tuple[str, ...]) -> GrammarRecord:
 
     return cached_json("grammar", _cache_source(text, path, starts), build,
                        GrammarRecord.from_data)
+
+
+_JSON_REFERENCE: Final = "%import common.json (json_call)\nblock: json_call\n"
+"""A grammar of `common/json.lark`'s `json_call` alone (`whole.py` compares with it)."""
+
+
+@functools.cache
+def _json_reference() -> GrammarRecord:
+    """`_JSON_REFERENCE` compiled (cached like any grammar), as if it were bundled."""
+    return _compiled(_JSON_REFERENCE, grammars_dir() / "dialects" / "json_call.lark", ("block",))
 
 
 def _cache_source(text: str, path: Path, starts: Sequence[str]) -> str:

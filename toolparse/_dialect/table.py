@@ -190,6 +190,30 @@ class Driver:
                 return
             state = self._reduce(action[1])
 
+    def ready(self, term: str) -> int:
+        """Make the reductions the table makes before it shifts `term` (none when it
+        does not take it) and return the state then on top: where `term` is shifted."""
+        stack, loops, actions = self.stack, self.loops, self.actions
+        state = stack[-1]
+        while term not in loops[state]:
+            action = actions[state].get(term)
+            if action is None or action[0] == SHIFT:
+                break
+            state = self._reduce(action[1])
+        return state
+
+    def pushed(self, state: int, value: Any) -> None:
+        """A rule's value taken whole (`whole.py`): push `state`, where the table goes
+        after the rule, and make the default reductions that follow, as the rule's last
+        token would have (its own reduction is a default one)."""
+        self.stack.append(state)
+        self.values.append(value)
+        defaults = self.defaults
+        rule = defaults[state]
+        while rule >= 0:
+            state = self._reduce(rule)
+            rule = defaults[state]
+
     def _reduce(self, rule_index: int) -> int:
         n, origin, left_list = self.plans[rule_index]
         stack, values = self.stack, self.values

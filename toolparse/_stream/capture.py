@@ -14,6 +14,11 @@ A run that reaches the end of the text (`[^<]+` in a value) is fed as far as it 
 and the next chunk, when it is all more of that run (`TerminalSpec.continues`), is
 appended without a lexer pass (`extend`): inside a value, a chunk costs an append.
 
+Where a `json_call` of the bundled JSON grammar begins (`Grammar.wholes`), its text is
+handed to Python's JSON decoder instead (`_whole`, `_dialect/whole.py`): a complete value
+is pushed as the rule's value in one step; one still arriving waits, unlexed, as the
+tail; text the decoder refuses is lexed token by token, as any other.
+
 A block of a grammar whose blocks end where their value ends (`block_end=value`, SPEC
 5.3 a) may reach a point where its rule can end but could also go on (a Llama `;` before
 the next call, an optional close tag). The block then ends there (`end_at`) unless the
@@ -41,6 +46,7 @@ from toolparse._dialect.grammar import Grammar
 from toolparse._dialect.lexer import (
     MAX_ATOM, NEED_MORE, StateLexer, TerminalSpec, next_token, settle_state)
 from toolparse._dialect.table import Driver, Rejected, Tag
+from toolparse._dialect.whole import INCOMPLETE, INVALID, Trying, Whole
 from toolparse._stream.arriving import Arriving
 from toolparse._stream.keeping import Keeping, kept
 from toolparse._stream.progress import CallProgress
@@ -49,6 +55,10 @@ __all__ = ["COMPLETE", "Capture", "FAILED", "WAITING"]
 
 _PAUSED: Final = "paused"
 """`_read`'s outcome at a point where the block can end but may go on (`end_at`)."""
+
+_NO_WHOLES: Final[frozenset[str]] = frozenset()
+"""With incremental events: no `json_call` is read whole (its pieces stream)."""
+_NO_PLAN: Final[dict[str, Whole]] = {}
 
 WAITING: Final = "waiting"
 COMPLETE: Final = "complete"
@@ -60,7 +70,7 @@ class Capture:
 
     __slots__ = ("grammar", "rule", "driver", "start", "parts", "ticket", "limit", "calls", "run",
                  "run_list", "run_stops", "invoked", "reason", "at", "expected", "depth",
-                 "progress", "end_at", "kept")
+                 "progress", "end_at", "kept", "trying", "waiting_whole", "wholes")
 
     def __init__(self, grammar: Grammar, rule: str, start: int, ticket: int, limit: int,
                  progress: CallProgress | None = None) -> None:
@@ -101,6 +111,14 @@ class Capture:
         self.kept: Keeping | None = None
         """The engine's last keeping in this block, which its next one reuses
         (`Keeping.restart`)."""
+        self.wholes = grammar.whole_opens if progress is None else _NO_WHOLES
+        """The terminals a `json_call` read whole opens with (`whole.py`); none with
+        incremental events, where its pieces stream."""
+        self.trying: Trying | None = None
+        """The last `json_call` tried whole (`_whole`); `waiting_whole`: the last read
+        stopped before it, its text still arriving (the engine keeps that text, to be
+        read again with more)."""
+        self.waiting_whole = False
         self.end_at = -1
         """Where the block ends unless the next token continues it (`block_end=value`,
         SPEC 5.3 a: a stream offset; the text from there is not lexed yet), or -1."""
@@ -174,7 +192,11 @@ class Capture:
         run, following it (`Keeping.follow`)."""
         keeping = self.kept = kept(self.kept, tail, gates, closers, room)
         run, driver = self.run, self.driver
-        if self.run_list is not None and run is not None:
+        if self.waiting_whole and not keeping.gate:
+            # (With one gate `feed` keeps a chunk without it unread: the try reads the
+            # text at each gate instead.)
+            keeping.whole = self.trying
+        elif self.run_list is not None and run is not None:
             keeping.follow(self.grammar.inside(driver.stack[-1], run))
         return keeping
 
@@ -182,14 +204,17 @@ class Capture:
         self.run = None
         self.run_list = None
 
-    def lex(self, arriving: Arriving, text: str, pos: int, base: int, final: bool
-            ) -> tuple[int, str]:
+    def lex(self, arriving: Arriving, text: str, pos: int, base: int, final: bool,
+            quiet: bool = False) -> tuple[int, str]:
         """Lex text[pos:] (text[0] is at stream offset `base`) into the parser.
 
         Returns (position reached, outcome): WAITING (the rest of the text is a token
         still arriving, described in `arriving`, or nothing), COMPLETE (the block ended
         at the position; `calls` holds its calls) or FAILED (the block fails at the
-        position). `final`: no more text will come (end of stream).
+        position). `final`: no more text will come (end of stream). `quiet`: the
+        text was kept (`Keeping`), so nothing can go out before the block ends or a tag
+        ends its failed span (a `json_call` read whole may wait without being read
+        again: `Trying.read`).
         """
         while True:
             # The block can end here, unless the next token goes on with it (SPEC 5.3 a).
@@ -199,24 +224,22 @@ class Capture:
                                     final or limit <= len(text))
                 if ended is not None:
                     return pos, ended
-            pos, outcome = self._read(arriving, text, pos, base, final)
+            pos, outcome = self._read(arriving, text, pos, base, final, quiet)
             if outcome != _PAUSED:
                 return pos, outcome
 
-    def _read(self, arriving: Arriving, text: str, pos: int, base: int, final: bool
-              ) -> tuple[int, str]:
+    def _read(self, arriving: Arriving, text: str, pos: int, base: int, final: bool,
+              quiet: bool) -> tuple[int, str]:
         """`lex`, up to a point where the block can end but may go on (`_PAUSED`)."""
         grammar, driver, parts = self.grammar, self.driver, self.parts
         stack, lexers, loops, feed = driver.stack, grammar.state_lexers, driver.loops, driver.feed
         values, shifts, enders = driver.values, grammar.table.shifts, grammar.enders
         ignored, delimiters, calls = grammar.ignored, grammar.roles.delimiters, grammar.roles.call_starts
-        end, limit = len(text), self.limit - base
-        stop, hard = min(end, limit), limit <= end or final
-        # Below `sure`, or followed by more text than its second look reads
-        # (`StateLexer.second_look`), no token is near enough the end of the text to
-        # need one; a run that reaches `run_end` waits for more of it.
-        sure, run_end = (stop, -1) if hard else (stop - MAX_ATOM, end)
+        limit = self.limit - base
+        stop, hard, sure, run_end = _bounds(len(text), limit, final)
         self.run = self.run_list = None
+        self.waiting_whole = False
+        wholes = self.wholes
         no_row_before = 0
         while True:
             # 1. The end of the text, or of the capture's room: wait, or fail.
@@ -248,12 +271,20 @@ class Capture:
                 # More loop tokens in a row go with this one (`StateLexer.loop_run`),
                 # unless they end near the end of the text, where nothing is decided;
                 # then no row is tried again before where that one ended.
-                if (row := lexer.loop_run) is not None and token_end >= no_row_before:
-                    token_end, no_row_before = _row(row, text, token_end, stop, hard,
-                                                    no_row_before, lexer.margin)
+                if token_end >= no_row_before:
+                    token_end, no_row_before = _row(lexer, text, token_end, stop, hard,
+                                                    no_row_before)
                 value = text[pos:token_end]
                 values[-1].append(value)
                 parts.append(value)
+            elif name in wholes and (
+                    taken := self._whole(name, arriving, text, pos, stop, base, hard, quiet)
+                    ) is not None:
+                # A `json_call` read whole (`whole.py`), or its text waits for more.
+                pos, outcome = taken
+                if outcome:
+                    return pos, outcome
+                continue
             else:
                 value = text[pos:token_end]
                 token = Tag(name, value, base + pos) if name in delimiters else value
@@ -276,6 +307,44 @@ class Capture:
             pos = token_end
             if pos == run_end and spec.is_run:
                 return self._wait_in_run(spec, pos)
+
+    def _whole(self, name: str, arriving: Arriving, text: str, pos: int, stop: int,
+               base: int, hard: bool, quiet: bool) -> tuple[int, str] | None:
+        """A `json_call` may begin at `pos` with its opening token (`name`), once the
+        table has made the reductions before it (`Driver.ready`): read it whole
+        (`whole.py`): (where it ended, "") and its value pushed, or the block's end
+        there; (pos, WAITING) when its text is still arriving (read again from `pos` with
+        more); None: read it token by token (text the decoder refuses, the end of the
+        stream or the capture's room, or `WHOLE_TRIES` tries of this value)."""
+        whole = self.grammar.wholes.get(self.driver.ready(name), _NO_PLAN).get(name)
+        if whole is None:
+            return None
+        trying = self.trying
+        if trying is None or trying.at != base + pos:
+            trying = self.trying = Trying(base + pos, whole.ends)
+        end = trying.read(text, pos, base, stop, hard, quiet)
+        if end == INVALID or (end == INCOMPLETE and (hard or not (
+                whole.call_start or self.invoked))):
+            return None
+        if whole.call_start:
+            self.invoked = True   # (as the opening token would have: it is taken here)
+        if end == INCOMPLETE:
+            self.waiting_whole = True
+            arriving.clear()
+            return pos, WAITING
+        last = end - 1
+        children = ([Tag(name, text[pos], base + pos), text[pos + 1:last],
+                     Tag(whole.close, text[last], base + last)]
+                    if whole.open_tag else [text[pos:end]])
+        self.parts.append(text[pos:last])
+        try:
+            self.driver.pushed(whole.goto, whole.builder(children))
+        except (Rejected, BlockRejected) as refused:
+            return last, self._failed(getattr(refused, "reason", "unexpected_token"), base + last)
+        self.parts.append(text[last])
+        if whole.close in self.grammar.enders and self.driver.accepts_end():
+            return self._complete(end, text[last], base)
+        return end, ""
 
     def _ahead(self, text: str, pos: int, stop: int, base: int, hard: bool) -> str | None:
         """The block can end at `pos` (`end_at`): COMPLETE when the next token, after
@@ -385,16 +454,29 @@ class Capture:
         return FAILED
 
 
-def _row(row: re.Pattern[str], text: str, token_end: int, stop: int, hard: bool,
-         no_row_before: int, margin: int) -> tuple[int, int]:
+def _bounds(end: int, limit: int, final: bool) -> tuple[int, bool, int, int]:
+    """Where `_read` stops in a text of length `end` whose room ends at `limit`, and
+    whether no more can come there (`hard`: the limit, or the end of the stream). Below
+    `sure`, or followed by more text than its second look reads
+    (`StateLexer.second_look`), no token is near enough the end of the text to need
+    one; a run that reaches `run_end` waits for more of it."""
+    stop = min(end, limit)
+    if limit <= end or final:
+        return stop, True, stop, -1
+    return stop, False, stop - MAX_ATOM, end
+
+
+def _row(lexer: StateLexer, text: str, token_end: int, stop: int, hard: bool,
+         no_row_before: int) -> tuple[int, int]:
     """After a loop token ending at `token_end`: where the row of loop tokens that
     follows it ends (`StateLexer.loop_run`), or `token_end` when there is none or it
     ends within the state's `margin` of `stop`, where nothing is decided; and the
     position before which no row is tried again (the end of a row not taken)."""
-    more = row.match(text, token_end, stop)
+    row = lexer.loop_run
+    more = None if row is None else row.match(text, token_end, stop)
     if more is None:
         return token_end, no_row_before
-    if hard or stop - more.end() > margin:
+    if hard or stop - more.end() > lexer.margin:
         return more.end(), no_row_before
     return token_end, more.end()
 

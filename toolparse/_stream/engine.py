@@ -284,7 +284,7 @@ class Engine(ModeLoop):
             return self._feed(chunk)
         text, rest = keeping.cut(chunk)
         self._keeping = None
-        pos, waiting = self._lex(text, 0, self._base, False)
+        pos, waiting = self._lex(text, 0, self._base, False, True)
         self._base += pos
         if not waiting:
             self._tail = ""
@@ -411,7 +411,8 @@ class Engine(ModeLoop):
             return None
         gates, closers = found
         tail = self._tail
-        if (not gates or len(tail) > (0 if grammar.late_closers else KEPT_TAIL)
+        if (not gates or (len(tail) > (0 if grammar.late_closers else KEPT_TAIL)
+                          and not capture.waiting_whole)
                 or not capture.invoked or capture.ticket >= 0 or self._mode is not Mode.CAPTURE
                 or self._output.waiting or capture.end_at >= 0):
             return None

@@ -26,6 +26,7 @@ from typing import Final
 from toolparse._dialect.gates import HEAD, Closers
 from toolparse._dialect.inside import Inside
 from toolparse._dialect.lexer import MAX_ATOM
+from toolparse._dialect.whole import Trying
 from toolparse._stream.options import WINDOW
 
 __all__ = ["KEPT_TAIL", "Keeping", "kept"]
@@ -42,7 +43,7 @@ class Keeping:
 
     __slots__ = ("chunks", "gates", "gate", "gate_set", "last_gate", "room", "closers",
                  "counts", "may_begin", "closer_char", "recur", "lt_piece", "lt_room", "source",
-                 "inside", "inside_stops", "pending")
+                 "inside", "inside_stops", "pending", "whole")
 
     def __init__(self, tail: str, gates: str, closers: Closers | None, room: int) -> None:
         self.source = closers
@@ -85,6 +86,10 @@ class Keeping:
         self.pending = ""
         """The text kept since the last point settled inside that value
         (`Inside.read`)."""
+        self.whole: Trying | None = None
+        """While the block waits for a `json_call` read whole (`Capture.waiting_whole`):
+        the try, which reads the chunks kept (`Trying.follows`) and alone decides when
+        to lex. None: the gates decide."""
 
     def restart(self, tail: str, room: int) -> Keeping:
         """This keeping, over again from `tail` with `room` (its gates and closers
@@ -96,6 +101,7 @@ class Keeping:
         self.lt_piece = 0 if tail and self.closer_char and self.closer_char in tail else -1
         self.inside = self.inside_stops = None
         self.pending = ""
+        self.whole = None
         return self
 
     def follow(self, inside: Inside | None) -> None:
@@ -117,6 +123,8 @@ class Keeping:
             self.marked()
         if self.inside is not None:
             self.stays_inside(chunk)
+        if self.whole is not None and not self.whole.follows(chunk):
+            self.whole = None
 
     def marked(self) -> None:
         """The chunk just kept holds `closer_char`: a closing tag may begin there."""
@@ -128,6 +136,11 @@ class Keeping:
         whether it changes nothing that goes out all the same (it holds none of them, or,
         no longer than a window, its gates end no closing tag), or, inside a value, it
         stays there (`follow`)."""
+        whole = self.whole
+        if whole is not None:
+            # A `json_call` read whole: nothing can go out before its brackets balance
+            # or a tag that ends a broken block may begin (`Trying.follows`).
+            return len(chunk) < self.room and len(chunk) <= WINDOW and whole.follows(chunk)
         stops = self.inside_stops
         if stops is not None and (stops.isdisjoint(chunk) and not self.pending
                                   or self.stays_inside(chunk)):

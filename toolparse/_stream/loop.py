@@ -242,11 +242,13 @@ class ModeLoop:
             self._settle(capture, entrant.outcome)
         return choice.rest
 
-    def _lex(self, text: str, pos: int, base: int, final: bool) -> tuple[int, bool]:
+    def _lex(self, text: str, pos: int, base: int, final: bool, quiet: bool = False
+             ) -> tuple[int, bool]:
+        """Lex text[pos:] into the open capture (`Capture.lex`; `quiet`: as there)."""
         capture = self._capture
         if capture is None:  # the mode table guarantees a capture in CAPTURE mode
             raise AssertionError("CAPTURE mode without a capture")
-        pos, outcome = capture.lex(self._arriving, text, pos, base, final)
+        pos, outcome = capture.lex(self._arriving, text, pos, base, final, quiet)
         if outcome == WAITING:
             return pos, True
         self._settle(capture, outcome)
