@@ -468,3 +468,29 @@ def test_dialect_grammars_are_the_installed_files() -> None:
     for name in dialects():
         assert Path(toolparse.Dialect.bundled(name).path).read_text(encoding="utf-8").startswith(
             f"// {name}.lark: ")
+
+
+@pytest.mark.parametrize(("dialect", "text"), [
+    ("mistral", '[TOOL_CALLS]f[ARGS]{"a":\n    "x", "b": [1,\n\t 2]}'),
+    ("gpt_oss", "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json"
+                '<|message|>{"a":\n    "x"}<|call|>'),
+    ("granite", '<tool_call>[{"name": "f", "arguments": {"a":\n    "x"}, "z":\n    1}]'),
+])
+def test_json_whitespace_cut_by_a_chunk_stays_in_the_value(dialect: str, text: str) -> None:
+    # A run of whitespace between two JSON tokens (`_json_ws: JSON_WS?`, one token) that
+    # a chunk's end cuts: fed as far as it went, the rest was read as the dialect's
+    # ignored whitespace and left out of the arguments as written (SPEC 6, G2). It waits
+    # for the rest instead (`StateLexer.held`), in every chunking, with or without the
+    # calls read whole.
+    def calls(chunks: list[str]) -> list[tuple[str, str, str | None]]:
+        parser = toolparse.StreamParser(dialect)
+        events = [e for chunk in chunks for e in parser.feed(chunk)] + parser.close()
+        return [(c.name, c.arguments_text, c.repair.text if c.repair else None)
+                for e in events if isinstance(e, toolparse.ToolCallBlock) for c in e.calls]
+
+    whole = calls([text])
+    assert whole and all("\n    " in (args or repair or "") for _, args, repair in whole)
+    for at in range(1, len(text)):
+        assert calls([text[:at], text[at:]]) == whole, at
+    for size in range(1, 5):
+        assert calls([text[i:i + size] for i in range(0, len(text), size)]) == whole, size

@@ -5,7 +5,6 @@ the grammar takes and the decoder does not, and a block's limit."""
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 from collections.abc import Iterator
@@ -141,29 +140,11 @@ def both(name: str, chunks: list[str], max_capture: int, incremental: bool = Fal
     if gates:
         whole = feeds(dialect, chunks, max_capture, incremental)
         with no_wholes(dialect):
-            return comparable(whole), comparable(feeds(dialect, chunks, max_capture,
-                                                       incremental))
+            return whole, feeds(dialect, chunks, max_capture, incremental)
     with no_gates(dialect):
         whole = feeds(dialect, chunks, max_capture, incremental)
         with no_wholes(dialect):
-            return comparable(whole), comparable(feeds(dialect, chunks, max_capture,
-                                                       incremental))
-
-
-def comparable(feeds: list[list[toolparse.StreamEvent]]) -> list[list[toolparse.StreamEvent]]:
-    """The feeds, with the text of a JSON value that is no call (`not_a_call`, the
-    text its repair keeps) without whitespace. Read by tokens, whitespace between two
-    JSON tokens that a chunk's end cuts is lost from that text (the rest of the run is
-    taken as the dialect's ignored whitespace: a known fault of the token path, in
-    docs/performance.md); read whole, it is the text as written."""
-    def call(c: toolparse.ToolCall) -> toolparse.ToolCall:
-        if c.repair is None or c.repair.reason != "not_a_call":
-            return c
-        text = "".join(c.repair.text.split())
-        return dataclasses.replace(c, repair=dataclasses.replace(c.repair, text=text))
-
-    return [[dataclasses.replace(e, calls=tuple(call(c) for c in e.calls))
-             if isinstance(e, toolparse.ToolCallBlock) else e for e in feed] for feed in feeds]
+            return whole, feeds(dialect, chunks, max_capture, incremental)
 
 
 @pytest.mark.parametrize("name", WHOLE_DIALECTS)

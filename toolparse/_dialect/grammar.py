@@ -28,7 +28,7 @@ from toolparse._dialect.lexer import StateLexer, TerminalSpec, can_start, plain_
 from toolparse._dialect.openers import BlockStarts
 from toolparse._dialect.records import GrammarRecord
 from toolparse._dialect.roles import BlockRoles, block_ends, lenient_openers, own_name
-from toolparse._dialect.table import Table
+from toolparse._dialect.table import SHIFT, Table
 from toolparse._dialect.whole import Whole, whole_plans
 from toolparse._reasoning.formats import resolve_format
 from toolparse._reasoning.region import Markers
@@ -87,10 +87,37 @@ class Grammar:
         and the %ignore ones, in Lark's lexer order, compiled into one pattern."""
         found = self.state_lexers.get(state)
         if found is None:
-            found = StateLexer.build(self.candidates(state),
-                                     self.table.loops[state] - self.ignored, self.ignored)
+            candidates = self.candidates(state)
+            found = StateLexer.build(candidates, self.table.loops[state] - self.ignored,
+                                     self.ignored, self._held(state, candidates))
             self.state_lexers[state] = found
         return found
+
+    def _held(self, state: int, candidates: list[TerminalSpec]) -> frozenset[str]:
+        """The runs `state` shifts after which the table takes no more of them
+        (`StateLexer.held`): followed through the default reductions the shift makes,
+        as far as they stay above `state`, the state reached neither shifts the run nor
+        loops on it. (Where the reductions reach below, the run is not held.)"""
+        table = self.table
+        found = set()
+        for spec in candidates:
+            name = spec.name
+            action = table.actions[state].get(name)
+            if (not spec.is_run or name in self.ignored or name in table.loops[state]
+                    or action is None or action[0] != SHIFT):
+                continue
+            stack: list[int] | None = [state, action[1]]
+            while stack is not None and (rule := table.defaults[stack[-1]]) >= 0:
+                info = table.rules[rule]
+                if info.length >= len(stack):
+                    stack = None
+                else:
+                    del stack[len(stack) - info.length:]
+                    stack.append(table.gotos[stack[-1]][info.origin])
+            if stack is not None and name not in table.actions[stack[-1]] and (
+                    name not in table.loops[stack[-1]]):
+                found.add(name)
+        return frozenset(found)
 
     def inside(self, state: int, run: TerminalSpec) -> Inside | None:
         """What text stays in `run` (a loop token with stop characters) in parser state

@@ -202,6 +202,13 @@ class StateLexer:
     loop_run: re.Pattern[str] | None = field(default=None, compare=False)
     """One or more tokens in a row, each of which the alternation would read as one of
     the state's loop tokens (`loop_run_pattern`); None when the state has none."""
+    held: frozenset[str] = frozenset()
+    """The runs among the candidates that the parser takes as tokens (neither loop
+    tokens nor ignored: JSON's whitespace between two tokens, `_json_ws: JSON_WS?`).
+    Fed as far as it goes, such a run cut by a chunk's end could not go on in the next
+    chunk as another token of it (the rule takes one), and the rest would be read as
+    something else (the dialect's ignored whitespace, lost from the value's text): one
+    that reaches the end of the text waits for more (`settle_state`)."""
     margin: int = MAX_ATOM
     """How near the end of the text a token (or a row's end) must be to need a second
     look: the most any candidate reads from where it begins (`token_reach`), at most
@@ -210,10 +217,11 @@ class StateLexer:
 
     @classmethod
     def build(cls, ordered: Iterable[TerminalSpec], loops: Collection[str] = (),
-              ignored: Collection[str] = ()) -> StateLexer:
+              ignored: Collection[str] = (), held: frozenset[str] = frozenset()
+              ) -> StateLexer:
         """The lexer of `ordered` (Lark's order, `cheap_first`); `loops`: the names
         of the state's loop tokens (`table.py`), for `loop_run`; `ignored`: the
-        grammar's ignored terminals, for `lead`."""
+        grammar's ignored terminals, for `lead`; `held`: as the field says."""
         candidates = cheap_first(tuple(ordered))
         parts: list[str] = []
         by_group: list[TerminalSpec | None] = [None]
@@ -231,7 +239,7 @@ class StateLexer:
                 if not other.is_run and _may_share_start(other, spec)
                 and _may_beat(other, spec))
         careful = frozenset(spec.name for spec in candidates
-                            if earlier[spec.name] or spec.has_lookahead)
+                            if earlier[spec.name] or spec.has_lookahead) | held
         second_look = {spec.name: _second_look(spec, earlier[spec.name])
                        if spec.name in careful else -1 for spec in candidates}
         folded = fold_pattern(candidates, ignored)
@@ -239,7 +247,7 @@ class StateLexer:
                              else (master, tuple(by_group)))
         return cls(candidates, master, tuple(by_group), earlier, careful, second_look, lead,
                    lead_groups, folded is not None, loop_run=re.compile(run) if run is not None else None,
-                   margin=max((token_reach(spec) for spec in candidates), default=1))
+                   held=held, margin=max((token_reach(spec) for spec in candidates), default=1))
 
 
 def _second_look(spec: TerminalSpec, earlier: tuple[TerminalSpec, ...]) -> int:
@@ -448,6 +456,8 @@ def settle_state(lexer: StateLexer, m: re.Match[str] | None, text: str, pos: int
         spec, token_end = _bounded(lexer, text, pos, end, final)
         return spec, token_end, -1
     if not final and end - pos <= MAX_ATOM:
+        if token_end == end and spec.name in lexer.held:
+            return spec, NEED_MORE, -1   # (a run the parser takes once: `held`)
         if spec.has_lookahead and end - token_end < spec.refusal:
             # (the text after it may still refuse it: `<` is STRING_LT only when no
             # `<|end|>` follows, gpt_oss.lark)
