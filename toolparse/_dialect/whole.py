@@ -93,6 +93,8 @@ def read_whole(text: str, pos: int, stop: int) -> int:
 
 _SIGNIFICANT: Final = re.compile(r'["\\\[\]{}]')
 _ESCAPED: Final = re.compile(r'["\\/bfnrt]|u[0-9a-fA-F]{4}')
+_STRUCTURE: Final = frozenset('"\\[]{}')
+"""The characters `Depth` reads (`_SIGNIFICANT`)."""
 _ESCAPE_START: Final = re.compile(r'(?:u[0-9a-fA-F]{0,3})?')
 """What an escape may be cut to at the end of the text (nothing, or `\\u` and digits)."""
 CLOSED: Final = 1
@@ -161,13 +163,17 @@ class Trying:
     (`Depth`), how far the text is known to be a value's valid start, and what the tries
     cost so far."""
 
-    __slots__ = ("at", "ends", "depth", "valid_to", "checked_to", "scans", "work", "pending")
+    __slots__ = ("at", "ends", "calm", "depth", "valid_to", "checked_to", "scans", "work",
+                 "pending")
 
     def __init__(self, at: int, ends: frozenset[str] | None) -> None:
         self.at = at
         """The stream offset of the value's first character."""
         self.ends = ends
         """The characters a tag that ends a broken block's span begins with (None: any)."""
+        self.calm = None if ends is None else ends | _STRUCTURE
+        """Those and the characters `Depth` reads: a chunk with none of them needs no
+        reading (`follows`)."""
         self.depth = Depth(at)
         self.valid_to = at
         """The text before this stream offset is a value's valid start (the decoder
@@ -224,10 +230,18 @@ class Trying:
         value still cannot have ended and no tag that ends a broken block can have
         begun (the chunk is read: its brackets counted); False, and nothing read,
         when the text must be lexed (`read` then tells)."""
-        ends = self.ends
-        if ends is None or not ends.isdisjoint(chunk):
+        calm = self.calm
+        if calm is None:
             return False
         depth = self.depth
+        if calm.isdisjoint(chunk) and not self.pending:
+            # No bracket, quote or escape, and nothing cut off before it: the chunk
+            # changes nothing but where the text ends (most chunks, in a string).
+            depth.at = self.checked_to = depth.at + len(chunk)
+            return True
+        ends = self.ends
+        if ends is not None and not ends.isdisjoint(chunk):   # (not None with `calm`)
+            return False
         start, before = depth.at, (depth.depth, depth.in_string)
         text = self.pending + chunk
         if depth.advance(text, start, len(text)):
