@@ -168,8 +168,7 @@ class Driver:
 
     def feed(self, term: str, value: Any) -> None:
         """Take one token; raises Rejected when the grammar cannot take it here."""
-        stack = self.stack
-        state = stack[-1]
+        state = self.stack[-1]
         loops, actions = self.loops, self.actions
         while True:
             if term in loops[state]:
@@ -179,14 +178,7 @@ class Driver:
             if action is None:
                 raise Rejected(term)
             if action[0] == SHIFT:
-                state = action[1]
-                stack.append(state)
-                self.values.append(value)
-                defaults = self.defaults
-                rule = defaults[state]
-                while rule >= 0:
-                    state = self._reduce(rule)
-                    rule = defaults[state]
+                self.pushed(action[1], value)
                 return
             state = self._reduce(action[1])
 
@@ -203,9 +195,9 @@ class Driver:
         return state
 
     def pushed(self, state: int, value: Any) -> None:
-        """A rule's value taken whole (`whole.py`): push `state`, where the table goes
-        after the rule, and make the default reductions that follow, as the rule's last
-        token would have (its own reduction is a default one)."""
+        """Push `state` with `value` (a token shifted, or a rule's value taken whole,
+        `whole.py`: the state the table goes to after the rule, whose own reduction is a
+        default one) and make the default reductions that follow."""
         self.stack.append(state)
         self.values.append(value)
         defaults = self.defaults
