@@ -28,7 +28,7 @@ from toolparse._dialect.lexer import StateLexer, TerminalSpec, can_start, plain_
 from toolparse._dialect.openers import BlockStarts
 from toolparse._dialect.records import GrammarRecord
 from toolparse._dialect.roles import BlockRoles, block_ends, lenient_openers, own_name
-from toolparse._dialect.table import SHIFT, Table
+from toolparse._dialect.table import SHIFT, Table, reduce_above
 from toolparse._dialect.whole import Whole, whole_plans
 from toolparse._reasoning.formats import resolve_format
 from toolparse._reasoning.region import Markers
@@ -106,16 +106,12 @@ class Grammar:
             if (not spec.is_run or name in self.ignored or name in table.loops[state]
                     or action is None or action[0] != SHIFT):
                 continue
-            stack: list[int] | None = [state, action[1]]
-            while stack is not None and (rule := table.defaults[stack[-1]]) >= 0:
-                info = table.rules[rule]
-                if info.length >= len(stack):
-                    stack = None
-                else:
-                    del stack[len(stack) - info.length:]
-                    stack.append(table.gotos[stack[-1]][info.origin])
-            if stack is not None and name not in table.actions[stack[-1]] and (
-                    name not in table.loops[stack[-1]]):
+            stack = [state, action[1]]
+            while (rule := table.defaults[stack[-1]]) >= 0 and reduce_above(table, stack, rule):
+                pass
+            top = stack[-1]
+            if table.defaults[top] < 0 and name not in table.actions[top] and (
+                    name not in table.loops[top]):
                 found.add(name)
         return frozenset(found)
 

@@ -30,7 +30,8 @@ from typing import Any, Final
 
 from toolparse._dialect.records import LalrTable, RuleRecord
 
-__all__ = ["Driver", "Rejected", "Table", "flat", "general_value", "read_table"]
+__all__ = ["Driver", "Rejected", "Table", "flat", "general_value", "read_table",
+           "reduce_above"]
 
 SHIFT: Final = 0
 REDUCE: Final = 1
@@ -142,6 +143,18 @@ def _loop_tokens(table: Table, state: int) -> frozenset[str]:
 def _is_loop_rule(info: RuleInfo, term: str) -> bool:
     """`xs: xs term`, a flattened list rule (its value is the list, extended)."""
     return info.left_list and info.flatten and info.expansion[1:] == (term,)
+
+
+def reduce_above(table: Table, stack: list[int], rule: int) -> bool:
+    """Reduce `rule` on `stack`, states walked from a bottom one that must stay (a
+    probe of what the table does after a token, `Grammar._held`, `whole._probe`): the
+    goto pushed, or False when the reduction would pop the bottom state."""
+    info = table.rules[rule]
+    if info.length >= len(stack):
+        return False
+    del stack[len(stack) - info.length:]
+    stack.append(table.gotos[stack[-1]][info.origin])
+    return True
 
 
 class Driver:

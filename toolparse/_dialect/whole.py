@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from toolparse._dialect.records import GrammarRecord, RuleRecord, TerminalRecord
-from toolparse._dialect.table import REDUCE, SHIFT, Table
+from toolparse._dialect.table import REDUCE, SHIFT, Table, reduce_above
 
 if TYPE_CHECKING:
     from toolparse._dialect.grammar import Grammar
@@ -449,20 +449,12 @@ def _step(table: Table, stack: list[int], term: str) -> bool:
         if action[0] == SHIFT:
             stack.append(action[1])
             break
-        if not _reduce(table, stack, action[1]):
+        if not reduce_above(table, stack, action[1]):
             return False
     while (rule := table.defaults[stack[-1]]) >= 0:
-        if not _reduce(table, stack, rule):
+        if not reduce_above(table, stack, rule):
             return False
         if table.rules[rule].origin == CALL_RULE:
             return True
     return True
 
-
-def _reduce(table: Table, stack: list[int], rule: int) -> bool:
-    info = table.rules[rule]
-    if info.length >= len(stack):
-        return False
-    del stack[len(stack) - info.length:]
-    stack.append(table.gotos[stack[-1]][info.origin])
-    return True
